@@ -1,0 +1,156 @@
+package intake
+
+import (
+	"strings"
+
+	"github.com/pads-dev/pads/internal/record"
+)
+
+// Kind is how a field's value is read and checked.
+type Kind int
+
+// The kinds of inbound field values.
+const (
+	KindString Kind = iota
+	KindNumber
+	KindBool
+	KindDate  // YYYY-MM-DD, a real calendar date, not in the future
+	KindUUID  // RFC 4122 text form, stored lower-case
+	KindEmail // one bare address
+	KindIP    // IPv4 or IPv6 address
+)
+
+// Scope says which data types may carry a field.
+type Scope int
+
+// The scopes of the field catalogue.
+const (
+	Both Scope = iota
+	NonSensitiveOnly
+	SensitiveOnly
+)
+
+// Field describes one canonical inbound field.
+type Field struct {
+	Name     string
+	Kind     Kind
+	Scope    Scope
+	Required bool
+	Aliases  []string
+	Min, Max float64 // numbers: the plausibility range, inclusive
+	MaxLen   int     // strings: the longest accepted value, in characters
+}
+
+// Allows reports whether a call of data type dt may carry the field.
+func (f *Field) Allows(dt record.DataType) bool {
+	switch f.Scope {
+	case NonSensitiveOnly:
+		return dt == record.NonSensitive
+	case SensitiveOnly:
+		return dt == record.Sensitive
+	}
+	return true
+}
+
+func str(name string, scope Scope, maxLen int, aliases ...string) Field {
+	return Field{Name: name, Kind: KindString, Scope: scope, MaxLen: maxLen, Aliases: aliases}
+}
+
+func num(name string, min, max float64) Field {
+	return Field{Name: name, Kind: KindNumber, Scope: SensitiveOnly, Min: min, Max: max}
+}
+
+func flag(name string, scope Scope) Field {
+	return Field{Name: name, Kind: KindBool, Scope: scope}
+}
+
+// Fields is the catalogue of every inbound field, in the seed's order. The
+// ranges are plausibility bounds (what a human body or a face-scan model can
+// produce), not clinical normal ranges; docs/api.md lists them.
+var Fields = []Field{
+	{Name: record.FieldAssessmentType, Kind: KindString, Required: true, MaxLen: 64},
+	{Name: record.FieldFunnelID, Kind: KindString, Required: true, MaxLen: 128},
+	{Name: record.FieldEmail, Kind: KindEmail, Required: true, MaxLen: 254},
+	{Name: record.FieldPatientUUID, Kind: KindUUID, Aliases: []string{"uuid", "patientId"}},
+	{Name: "IPAddress", Kind: KindIP, Aliases: []string{"ip", "ipAddr"}},
+
+	str("firstName", NonSensitiveOnly, 100),
+	str("lastName", NonSensitiveOnly, 100),
+	str("phoneNumber", NonSensitiveOnly, 32, "phone"),
+	str("zipCode", NonSensitiveOnly, 16, "zip", "postalCode", "postcode"),
+	flag("contactConsent", NonSensitiveOnly),
+	str("biologicalSex", NonSensitiveOnly, 32, "sex"),
+	{Name: "age", Kind: KindNumber, Scope: NonSensitiveOnly, Min: 0, Max: 130},
+	{Name: "dateOfBirth", Kind: KindDate, Scope: NonSensitiveOnly, Aliases: []string{"dob", "birthDate"}},
+	str("city", NonSensitiveOnly, 100),
+	str("state", NonSensitiveOnly, 100),
+	flag(record.FieldFormCompleted, NonSensitiveOnly),
+	flag(record.FieldAssessmentCompleted, Both),
+
+	num("heightFt", 0, 9),
+	num("heightIn", 0, 108), // inches on top of heightFt, or a whole height in inches
+	num("heightCm", 30, 275),
+	num("weightLb", 2, 1400),
+	num("weightKg", 1, 650),
+	flag("diabetic", SensitiveOnly),
+	flag("smoker", SensitiveOnly),
+	flag("hypertension", SensitiveOnly),
+	flag("hypertensionMedication", SensitiveOnly),
+	num("heartRateBpm", 20, 300),
+	num("heartRateVariabilityMs", 0, 1000),
+	flag("irregularHeartBeats", SensitiveOnly),
+	num("systolicBloodPressureMmhg", 40, 300),
+	num("diastolicBloodPressureMmhg", 20, 200),
+	num("breathingRateBpm", 2, 80),
+	num("riskTotalCholestrol", 0, 1000),
+	num("riskHdl", 0, 300),
+	num("riskLdl", 0, 1000),
+	num("riskTriglycerdies", 0, 5000),
+	str("smokerRiskStatus", SensitiveOnly, 64),
+	num("riskBmi", 5, 150),
+	num("oxygen", 50, 100),
+	num("riskTenYrCvd", 0, 100),
+	num("riskFraminghamScore", -30, 100),
+	num("riskBapwv", 0, 10000),
+	num("riskRestingHeartRate", 20, 300),
+	num("riskMetSComp", 0, 100),
+	num("rmssd", 0, 1000),
+	num("ibi", 100, 3000),
+}
+
+// lookup maps a folded name (see fold) to its field.
+var lookup = func() map[string]*Field {
+	m := make(map[string]*Field)
+	for i := range Fields {
+		f := &Fields[i]
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			k := fold(n)
+			if _, dup := m[k]; dup {
+				panic("intake: two fields fold to " + k)
+			}
+			m[k] = f
+		}
+	}
+	return m
+}()
+
+// Lookup returns the canonical field an inbound key names, if any.
+func Lookup(key string) (*Field, bool) {
+	f, ok := lookup[fold(key)]
+	return f, ok
+}
+
+// fold removes '_', '-', '.' and spaces and lower-cases the rest, so that
+// first_name, FirstName and first-name all name firstName.
+func fold(key string) string {
+	var b strings.Builder
+	b.Grow(len(key))
+	for _, r := range key {
+		switch r {
+		case '_', '-', '.', ' ':
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToLower(b.String())
+}

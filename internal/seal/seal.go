@@ -1,0 +1,162 @@
+// Package seal encrypts record data at rest and derives the keyed hashes
+// (blind indexes) that let the store look a record up by email without
+// keeping the email in clear.
+//
+// Sealed data is self-describing: a format byte, the id of the key that
+// sealed it, a random nonce and the AES-256-GCM ciphertext. The first key of
+// a Keyring seals; every key opens, so keys can be rotated by putting a new
+// key first and keeping the old ones until every record has been rewritten.
+package seal
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+)
+
+const (
+	formatV1  = 1
+	keySize   = 32
+	maxKeyID  = 64
+	indexInfo = "pads email index v1"
+)
+
+// ErrOpen is returned for sealed data that cannot be opened: unknown key id,
+// a wrong associated data or a modified ciphertext. It never says which.
+var ErrOpen = errors.New("seal: cannot open sealed data")
+
+// Key is one data-encryption key with the id that names it in sealed data.
+type Key struct {
+	ID     string
+	Secret []byte
+}
+
+type entry struct {
+	id    string
+	aead  cipher.AEAD
+	index []byte // HMAC key of the blind index, derived from the secret
+}
+
+// Keyring seals with its first key and opens with any of its keys.
+type Keyring struct {
+	keys []entry
+	byID map[string]*entry
+}
+
+// NewKeyring returns a keyring over keys; the first one seals.
+func NewKeyring(keys []Key) (*Keyring, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("seal: no encryption key (give secrets.encryptionKeys or let pads generate one)")
+	}
+	kr := &Keyring{keys: make([]entry, len(keys)), byID: make(map[string]*entry, len(keys))}
+	for i, k := range keys {
+		if k.ID == "" || len(k.ID) > maxKeyID {
+			return nil, fmt.Errorf("seal: key %d: id must be 1 to %d characters", i, maxKeyID)
+		}
+		if len(k.Secret) != keySize {
+			return nil, fmt.Errorf("seal: key %q: must be %d bytes, got %d", k.ID, keySize, len(k.Secret))
+		}
+		if _, dup := kr.byID[k.ID]; dup {
+			return nil, fmt.Errorf("seal: key id %q given twice", k.ID)
+		}
+		block, err := aes.NewCipher(k.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("seal: key %q: %w", k.ID, err)
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			return nil, fmt.Errorf("seal: key %q: %w", k.ID, err)
+		}
+		index, err := hkdf.Key(sha256.New, k.Secret, nil, indexInfo, keySize)
+		if err != nil {
+			return nil, fmt.Errorf("seal: key %q: %w", k.ID, err)
+		}
+		kr.keys[i] = entry{id: k.ID, aead: aead, index: index}
+		kr.byID[k.ID] = &kr.keys[i]
+	}
+	return kr, nil
+}
+
+// Seal encrypts plaintext with the primary key, bound to ad: the sealed data
+// opens only with the same associated data.
+func (kr *Keyring) Seal(plaintext, ad []byte) []byte {
+	k := &kr.keys[0]
+	ns := k.aead.NonceSize()
+	out := make([]byte, 0, 2+len(k.id)+ns+len(plaintext)+k.aead.Overhead())
+	out = append(out, formatV1, byte(len(k.id)))
+	out = append(out, k.id...)
+	nonce := out[len(out) : len(out)+ns]
+	rand.Read(nonce) // never fails (crypto/rand contract since Go 1.24)
+	out = out[:len(out)+ns]
+	return k.aead.Seal(out, nonce, plaintext, ad)
+}
+
+// Open decrypts data sealed by any key of the ring with the same ad.
+func (kr *Keyring) Open(sealed, ad []byte) ([]byte, error) {
+	k, rest, err := kr.split(sealed)
+	if err != nil {
+		return nil, err
+	}
+	ns := k.aead.NonceSize()
+	if len(rest) < ns+k.aead.Overhead() {
+		return nil, ErrOpen
+	}
+	pt, err := k.aead.Open(nil, rest[:ns], rest[ns:], ad)
+	if err != nil {
+		return nil, ErrOpen
+	}
+	return pt, nil
+}
+
+// KeyID returns the id of the key that sealed data, or "" if unreadable.
+func (kr *Keyring) KeyID(sealed []byte) string {
+	if len(sealed) < 2 || sealed[0] != formatV1 || len(sealed) < 2+int(sealed[1]) {
+		return ""
+	}
+	return string(sealed[2 : 2+int(sealed[1])])
+}
+
+// PrimaryID is the id of the key that seals.
+func (kr *Keyring) PrimaryID() string { return kr.keys[0].id }
+
+func (kr *Keyring) split(sealed []byte) (*entry, []byte, error) {
+	if len(sealed) < 2 || sealed[0] != formatV1 {
+		return nil, nil, ErrOpen
+	}
+	n := int(sealed[1])
+	if len(sealed) < 2+n {
+		return nil, nil, ErrOpen
+	}
+	k, ok := kr.byID[string(sealed[2:2+n])]
+	if !ok {
+		return nil, nil, ErrOpen
+	}
+	return k, sealed[2+n:], nil
+}
+
+// Index returns the blind index of value under the primary key: the value a
+// record stores so it can be found by that value later.
+func (kr *Keyring) Index(value string) []byte {
+	return index(kr.keys[0].index, value)
+}
+
+// Indexes returns the blind index of value under every key, primary first: a
+// lookup matches records indexed before a key rotation too.
+func (kr *Keyring) Indexes(value string) [][]byte {
+	out := make([][]byte, len(kr.keys))
+	for i := range kr.keys {
+		out[i] = index(kr.keys[i].index, value)
+	}
+	return out
+}
+
+func index(key []byte, value string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(value))
+	return m.Sum(nil)
+}
