@@ -1,0 +1,200 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is a loaded, validated configuration.
+type Config struct {
+	ServiceName  string            `yaml:"serviceName"`
+	Listen       string            `yaml:"listen"`
+	DataDir      string            `yaml:"dataDir"`
+	Database     string            `yaml:"database"`
+	TokenTTL     Duration          `yaml:"tokenTTL"`
+	Limits       Limits            `yaml:"limits"`
+	Secrets      Secrets           `yaml:"secrets"`
+	Destinations DestinationPolicy `yaml:"destinations"`
+	Clients      []Client          `yaml:"clients"`
+
+	// Path is the file the config was read from, "" for the built-in one.
+	Path string `yaml:"-"`
+
+	clients map[string]*Client
+	funnels map[string]funnelRef
+	lines   map[string]int // value path -> line, for error messages
+}
+
+// Limits bounds what one caller can make pads do.
+type Limits struct {
+	MaxBodyBytes int64    `yaml:"maxBodyBytes"`
+	LoginFailures int     `yaml:"loginFailures"`
+	LoginWindow  Duration `yaml:"loginWindow"`
+}
+
+// Secrets are the keys pads itself needs. Absent ones are generated into
+// DataDir on first start.
+type Secrets struct {
+	JWTKeys        []SecretKey `yaml:"jwtKeys"`
+	EncryptionKeys []SecretKey `yaml:"encryptionKeys"`
+}
+
+// SecretKey is one named key, base64 in the file.
+type SecretKey struct {
+	ID  string `yaml:"id"`
+	Key string `yaml:"key"`
+}
+
+// DestinationPolicy relaxes the outbound safety checks, for development.
+type DestinationPolicy struct {
+	AllowPrivateNetworks bool `yaml:"allowPrivateNetworks"`
+	AllowPlainHTTP       bool `yaml:"allowPlainHTTP"`
+}
+
+// Client is an organisation that sends records and receives results.
+type Client struct {
+	ID           string        `yaml:"id"`
+	APIKeys      []APIKey      `yaml:"apiKeys"`
+	Subscription string        `yaml:"subscription"`
+	Funnels      []Funnel      `yaml:"funnels"`
+	Destinations []Destination `yaml:"destinations"`
+
+	digests [][32]byte
+}
+
+// The two subscriptions.
+const (
+	SubscriptionNonSensitive = "non-sensitive"
+	SubscriptionFull         = "full"
+)
+
+// KeyDigests are the SHA-256 digests of the client's API keys.
+func (c *Client) KeyDigests() [][32]byte { return c.digests }
+
+// Full reports whether the client receives health results.
+func (c *Client) Full() bool { return c.Subscription == SubscriptionFull }
+
+// APIKey is one client API key: the key itself or its SHA-256 hex digest.
+type APIKey struct {
+	SHA256 string `yaml:"sha256"`
+	Key    string `yaml:"key"`
+}
+
+// Funnel routes records to its client's destinations of one environment.
+type Funnel struct {
+	ID          string `yaml:"id"`
+	Environment string `yaml:"environment"`
+}
+
+// DefaultEnvironment is the environment of a funnel or destination that
+// names none.
+const DefaultEnvironment = "production"
+
+// Destination is where a client's results are pushed.
+type Destination struct {
+	Environment string            `yaml:"environment"`
+	Type        string            `yaml:"type"`
+	URL         string            `yaml:"url"`
+	Auth        Auth              `yaml:"auth"`
+	Headers     map[string]string `yaml:"headers"`
+	Timeout     Duration          `yaml:"timeout"`
+	Retry       Retry             `yaml:"retry"`
+	TopicARN    string            `yaml:"topicArn"`
+	Region      string            `yaml:"region"`
+	Endpoint    string            `yaml:"endpoint"`
+}
+
+// Auth is how pads authenticates to a destination: at most one of APIKey,
+// Bearer, Basic and OAuth2, plus optional HMAC signing.
+type Auth struct {
+	APIKey *APIKeyAuth `yaml:"apiKey"`
+	Bearer *BearerAuth `yaml:"bearer"`
+	Basic  *BasicAuth  `yaml:"basic"`
+	OAuth2 *OAuth2Auth `yaml:"oauth2"`
+	HMAC   *HMACAuth   `yaml:"hmac"`
+}
+
+// APIKeyAuth sends a fixed key in a header.
+type APIKeyAuth struct {
+	Header string `yaml:"header"`
+	Value  string `yaml:"value"`
+}
+
+// BearerAuth sends Authorization: Bearer <token>.
+type BearerAuth struct {
+	Token string `yaml:"token"`
+}
+
+// BasicAuth sends HTTP Basic credentials.
+type BasicAuth struct {
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
+}
+
+// OAuth2Auth gets a token by the client-credentials grant.
+type OAuth2Auth struct {
+	TokenURL     string   `yaml:"tokenURL"`
+	ClientID     string   `yaml:"clientID"`
+	ClientSecret string   `yaml:"clientSecret"`
+	Scopes       []string `yaml:"scopes"`
+}
+
+// HMACAuth signs deliveries the Standard Webhooks way.
+type HMACAuth struct {
+	Secret          string   `yaml:"secret"`
+	PreviousSecrets []string `yaml:"previousSecrets"`
+}
+
+// Retry is a destination's retry schedule.
+type Retry struct {
+	Attempts     int      `yaml:"attempts"`
+	InitialDelay Duration `yaml:"initialDelay"`
+	Multiplier   float64  `yaml:"multiplier"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("30s").
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %q is not a duration (write e.g. 30s, 200ms, 1h)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// D returns the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+type funnelRef struct {
+	funnel *Funnel
+	client *Client
+}
+
+// Client returns the client with the id, or nil.
+func (c *Config) Client(id string) *Client { return c.clients[id] }
+
+// Funnel returns the funnel with the id and the client that owns it, or nils.
+func (c *Config) Funnel(id string) (*Funnel, *Client) {
+	r := c.funnels[id]
+	return r.funnel, r.client
+}
+
+// DestinationsFor returns the client's destinations of one environment.
+func (c *Client) DestinationsFor(environment string) []*Destination {
+	var out []*Destination
+	for i := range c.Destinations {
+		if c.Destinations[i].Environment == environment {
+			out = append(out, &c.Destinations[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/config"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+var exampleEnv = env(map[string]string{
+	"PADS_JWT_KEY":        config.NewSecret(),
+	"PADS_ENCRYPTION_KEY": config.NewSecret(),
+	"ACME_SECOND_KEY":     "a-second-key-of-some-length",
+	"ACME_OUTBOUND_KEY":   "outbound",
+	"ACME_WHSEC":          "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	"ACME_STAGING_BEARER": "staging-token",
+})
+
+func TestLoadAcceptsTheProductExample(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Load("testdata/product-example.yaml", exampleEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme := cfg.Client("acme")
+	if acme == nil || !acme.Full() || len(acme.KeyDigests()) != 2 {
+		t.Fatalf("client acme = %+v", acme)
+	}
+	if d := config.DigestAPIKey("a-second-key-of-some-length"); acme.KeyDigests()[1] != d {
+		t.Fatal("a key given in clear must be kept as its digest")
+	}
+	f, owner := cfg.Funnel("acme-main-staging")
+	if f == nil || owner != acme || f.Environment != "staging" {
+		t.Fatalf("funnel = %+v owner %v", f, owner)
+	}
+	if f, _ := cfg.Funnel("acme-main"); f.Environment != config.DefaultEnvironment {
+		t.Fatalf("default environment = %q", f.Environment)
+	}
+	prod := acme.DestinationsFor("production")
+	if len(prod) != 2 || prod[0].Auth.HMAC.Secret != "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" || prod[0].Retry.Multiplier != 4 {
+		t.Fatalf("production destinations = %+v", prod)
+	}
+	if got := acme.DestinationsFor("staging")[0]; got.Timeout.D() != 30*time.Second || got.Retry.Attempts != 3 || got.Auth.Bearer.Token != "staging-token" {
+		t.Fatalf("staging destination defaults = %+v", got)
+	}
+	if cfg.TokenTTL.D() != time.Hour || cfg.Limits.MaxBodyBytes != 64<<10 || cfg.Limits.LoginFailures != 10 {
+		t.Fatalf("defaults = %+v", cfg)
+	}
+}
+
+const minimal = `
+clients:
+  - id: acme
+    apiKeys:
+      - key: "0123456789abcdef"
+    funnels:
+      - id: acme-main
+`
+
+func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		yaml string
+		want string
+	}{
+		{"unknown top-level key", "listen: 127.0.0.1:1\nlisten_port: 8\n" + minimal, `line 2: unknown key "listen_port"`},
+		{"unknown nested key", strings.Replace(minimal, "funnels:", "funnel:", 1), `line 6: unknown key "funnel" in clients[0]`},
+		{"unset env", strings.Replace(minimal, `"0123456789abcdef"`, "${NOT_SET}", 1), "line 5: environment variable NOT_SET is not set"},
+		{"bad duration", "tokenTTL: soon\n" + minimal, `line 1: "soon" is not a duration`},
+		{"short ttl", "tokenTTL: 1s\n" + minimal, "line 1: tokenTTL: must be between 1m and 24h"},
+		{"no clients", "listen: 127.0.0.1:8080\n", "clients: at least one client is needed"},
+		{"short api key", strings.Replace(minimal, `"0123456789abcdef"`, "short", 1), "line 5: clients[0].apiKeys[0].key: must be at least 16 characters"},
+		{"bad digest", strings.Replace(minimal, `key: "0123456789abcdef"`, "sha256: ABC", 1), "clients[0].apiKeys[0].sha256: must be 64 lower-case hexadecimal digits"},
+		{"bad subscription", minimal + "    subscription: everything\n", "clients[0].subscription: must be non-sensitive or full"},
+		{"duplicate funnel", minimal + "  - id: other\n    apiKeys: [{key: \"0123456789abcdef\"}]\n    funnels: [{id: acme-main}]\n", `line 10: clients[1].funnels[0].id: funnel "acme-main" is also defined by client "acme"`},
+		{"bad jwt key", "secrets:\n  jwtKeys:\n    - id: k1\n      key: c2hvcnQ=\n" + minimal, "line 4: secrets.jwtKeys[0].key: must be base64 of at least 32 bytes"},
+		{"plain http destination", minimal + "    destinations:\n      - type: webhook\n        url: http://example.com/x\n", "line 10: clients[0].destinations[0].url: must use https"},
+		{"two auth methods", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          bearer: {token: t}\n          basic: {username: u, password: p}\n", "clients[0].destinations[0].auth: give at most one of"},
+		{"bad whsec", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          hmac: {secret: abc}\n", "clients[0].destinations[0].auth.hmac.secret: must be whsec_"},
+		{"reserved header", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        headers: {webhook-id: x}\n", "headers.webhook-id: is set by pads itself"},
+		{"timeout over 30s", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        timeout: 31s\n", "line 11: clients[0].destinations[0].timeout: must be more than 0 and at most 30s"},
+		{"bad topic arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sqs:us-east-1:123456789012:q\n        region: us-east-1\n", "line 10: clients[0].destinations[0].topicArn: must be an SNS topic ARN"},
+		{"region disagrees", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sns:us-east-1:123456789012:t\n        region: eu-west-1\n", `clients[0].destinations[0].region: "eu-west-1" disagrees`},
+		{"unknown type", minimal + "    destinations:\n      - type: email\n", "clients[0].destinations[0].type: must be webhook or sns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse([]byte(tt.yaml), env(nil))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseAllowsPlainHTTPWhenAsked(t *testing.T) {
+	t.Parallel()
+	y := "destinations: {allowPlainHTTP: true}\n" + minimal + "    destinations:\n      - type: webhook\n        url: http://127.0.0.1:9/x\n"
+	if _, err := config.Parse([]byte(y), env(nil)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStarterWritesAWorkingConfigOnce(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	path, key, err := config.Starter(dir)
+	if err != nil || key == "" {
+		t.Fatalf("Starter = %q, %q, %v", path, key, err)
+	}
+	cfg, err := config.Load(path, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo := cfg.Client("demo")
+	if demo == nil || demo.KeyDigests()[0] != config.DigestAPIKey(key) || cfg.DataDir != dir {
+		t.Fatalf("starter config = %+v", cfg)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), key) {
+		t.Fatal("starter config holds the API key in clear")
+	}
+	if _, again, err := config.Starter(dir); err != nil || again != "" {
+		t.Fatalf("second Starter = %q, %v; want no new key", again, err)
+	}
+}
+
+func TestLoadKeysGeneratesOnceWithMode0600(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte("dataDir: "+t.TempDir()+"\n"+minimal), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, generated, err := config.LoadKeys(cfg)
+	if err != nil || !generated || len(k1.JWT[0].Secret) != 32 || len(k1.Encryption[0].Secret) != 32 {
+		t.Fatalf("LoadKeys = %+v, %v, %v", k1, generated, err)
+	}
+	st, err := os.Stat(filepath.Join(cfg.DataDir, config.SecretsFile))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file mode = %v, %v", st.Mode(), err)
+	}
+	k2, generated, err := config.LoadKeys(cfg)
+	if err != nil || generated || string(k2.Encryption[0].Secret) != string(k1.Encryption[0].Secret) {
+		t.Fatal("second LoadKeys must read the same keys back")
+	}
+}

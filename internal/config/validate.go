@@ -1,0 +1,395 @@
+package config
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Defaults of the optional keys; docs/configuration.md lists them.
+const (
+	DefaultServiceName   = "pads"
+	DefaultListen        = "127.0.0.1:8080"
+	DefaultDataDir       = "./pads-data"
+	DefaultTokenTTL      = time.Hour
+	DefaultMaxBodyBytes  = 64 << 10
+	DefaultLoginFailures = 10
+	DefaultLoginWindow   = 15 * time.Minute
+	DefaultTimeout       = 30 * time.Second
+	MaxTimeout           = 30 * time.Second
+	DefaultAttempts      = 3
+	DefaultInitialDelay  = 30 * time.Second
+	DefaultMultiplier    = 4
+)
+
+func (c *Config) withDefaults() {
+	setDefault(&c.ServiceName, DefaultServiceName)
+	setDefault(&c.Listen, DefaultListen)
+	setDefault(&c.DataDir, DefaultDataDir)
+	setDefault(&c.Database, "sqlite://"+strings.TrimSuffix(c.DataDir, "/")+"/pads.db")
+	if c.TokenTTL == 0 {
+		c.TokenTTL = Duration(DefaultTokenTTL)
+	}
+	if c.Limits.MaxBodyBytes == 0 {
+		c.Limits.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.Limits.LoginFailures == 0 {
+		c.Limits.LoginFailures = DefaultLoginFailures
+	}
+	if c.Limits.LoginWindow == 0 {
+		c.Limits.LoginWindow = Duration(DefaultLoginWindow)
+	}
+	for i := range c.Clients {
+		cl := &c.Clients[i]
+		setDefault(&cl.Subscription, SubscriptionNonSensitive)
+		for j := range cl.Funnels {
+			setDefault(&cl.Funnels[j].Environment, DefaultEnvironment)
+		}
+		for j := range cl.Destinations {
+			d := &cl.Destinations[j]
+			setDefault(&d.Environment, DefaultEnvironment)
+			if d.Timeout == 0 {
+				d.Timeout = Duration(DefaultTimeout)
+			}
+			if d.Retry.Attempts == 0 {
+				d.Retry.Attempts = DefaultAttempts
+			}
+			if d.Retry.InitialDelay == 0 {
+				d.Retry.InitialDelay = Duration(DefaultInitialDelay)
+			}
+			if d.Retry.Multiplier == 0 {
+				d.Retry.Multiplier = DefaultMultiplier
+			}
+		}
+	}
+}
+
+func setDefault(s *string, v string) {
+	if *s == "" {
+		*s = v
+	}
+}
+
+var (
+	serviceNameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+	idRE          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	envRE         = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+	hexDigestRE   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	topicARNRE    = regexp.MustCompile(`^arn:aws[a-z-]*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256}(\.fifo)?)$`)
+)
+
+// MinAPIKeyLength is the shortest API key accepted in clear in the config:
+// keys are the only secret between the internet and patient data.
+const MinAPIKeyLength = 16
+
+func (c *Config) validate() error {
+	if !serviceNameRE.MatchString(c.ServiceName) {
+		return c.errAt("serviceName", "must be 1 to 32 lower-case letters and digits, starting with a letter")
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return c.errAt("listen", "must be host:port")
+	}
+	if !strings.HasPrefix(c.Database, "sqlite://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
+		return c.errAt("database", "must start with sqlite:// or postgres://")
+	}
+	if d := c.TokenTTL.D(); d < time.Minute || d > 24*time.Hour {
+		return c.errAt("tokenTTL", "must be between 1m and 24h")
+	}
+	if err := c.validateLimits(); err != nil {
+		return err
+	}
+	if err := c.validateSecrets(); err != nil {
+		return err
+	}
+	if len(c.Clients) == 0 {
+		return c.errAt("clients", "at least one client is needed")
+	}
+	c.clients = make(map[string]*Client, len(c.Clients))
+	c.funnels = map[string]funnelRef{}
+	for i := range c.Clients {
+		if err := c.validateClient(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateLimits() error {
+	if n := c.Limits.MaxBodyBytes; n < 1024 || n > 16<<20 {
+		return c.errAt("limits.maxBodyBytes", "must be between 1024 and 16777216")
+	}
+	if n := c.Limits.LoginFailures; n < 1 || n > 1000 {
+		return c.errAt("limits.loginFailures", "must be between 1 and 1000")
+	}
+	if d := c.Limits.LoginWindow.D(); d < time.Second || d > 24*time.Hour {
+		return c.errAt("limits.loginWindow", "must be between 1s and 24h")
+	}
+	return nil
+}
+
+func (c *Config) validateSecrets() error {
+	check := func(name string, keys []SecretKey, minLen, maxLen int) error {
+		seen := map[string]bool{}
+		for i, k := range keys {
+			p := fmt.Sprintf("secrets.%s[%d]", name, i)
+			if !idRE.MatchString(k.ID) || len(k.ID) > 64 {
+				return c.errAt(p+".id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
+			}
+			if seen[k.ID] {
+				return c.errAt(p+".id", "id %q is given twice", k.ID)
+			}
+			seen[k.ID] = true
+			b, err := base64.StdEncoding.DecodeString(k.Key)
+			if err != nil || len(b) < minLen || len(b) > maxLen {
+				return c.errAt(p+".key", "must be base64 of %s", sizeText(minLen, maxLen))
+			}
+		}
+		return nil
+	}
+	if err := check("jwtKeys", c.Secrets.JWTKeys, 32, 1024); err != nil {
+		return err
+	}
+	return check("encryptionKeys", c.Secrets.EncryptionKeys, 32, 32)
+}
+
+func sizeText(minLen, maxLen int) string {
+	if minLen == maxLen {
+		return fmt.Sprintf("exactly %d bytes", minLen)
+	}
+	return fmt.Sprintf("at least %d bytes", minLen)
+}
+
+func (c *Config) validateClient(i int) error {
+	cl := &c.Clients[i]
+	p := fmt.Sprintf("clients[%d]", i)
+	if !idRE.MatchString(cl.ID) {
+		return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+	}
+	if _, dup := c.clients[cl.ID]; dup {
+		return c.errAt(p+".id", "client %q is defined twice", cl.ID)
+	}
+	c.clients[cl.ID] = cl
+	if cl.Subscription != SubscriptionNonSensitive && cl.Subscription != SubscriptionFull {
+		return c.errAt(p+".subscription", "must be non-sensitive or full")
+	}
+	if len(cl.APIKeys) == 0 {
+		return c.errAt(p+".apiKeys", "at least one API key is needed")
+	}
+	cl.digests = nil
+	for j, k := range cl.APIKeys {
+		d, err := c.apiKeyDigest(fmt.Sprintf("%s.apiKeys[%d]", p, j), k)
+		if err != nil {
+			return err
+		}
+		cl.digests = append(cl.digests, d)
+	}
+	if len(cl.Funnels) == 0 {
+		return c.errAt(p+".funnels", "at least one funnel is needed")
+	}
+	for j := range cl.Funnels {
+		f := &cl.Funnels[j]
+		fp := fmt.Sprintf("%s.funnels[%d]", p, j)
+		if !idRE.MatchString(f.ID) {
+			return c.errAt(fp+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+		}
+		if prev, dup := c.funnels[f.ID]; dup {
+			return c.errAt(fp+".id", "funnel %q is also defined by client %q", f.ID, prev.client.ID)
+		}
+		if !envRE.MatchString(f.Environment) {
+			return c.errAt(fp+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
+		}
+		c.funnels[f.ID] = funnelRef{funnel: f, client: cl}
+	}
+	for j := range cl.Destinations {
+		if err := c.validateDestination(fmt.Sprintf("%s.destinations[%d]", p, j), &cl.Destinations[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) apiKeyDigest(p string, k APIKey) ([32]byte, error) {
+	var d [32]byte
+	switch {
+	case (k.SHA256 == "") == (k.Key == ""):
+		return d, c.errAt(p, "give exactly one of sha256 and key")
+	case k.SHA256 != "":
+		if !hexDigestRE.MatchString(k.SHA256) {
+			return d, c.errAt(p+".sha256", "must be 64 lower-case hexadecimal digits")
+		}
+		hex.Decode(d[:], []byte(k.SHA256))
+	default:
+		if len(k.Key) < MinAPIKeyLength {
+			return d, c.errAt(p+".key", "must be at least %d characters", MinAPIKeyLength)
+		}
+		d = DigestAPIKey(k.Key)
+	}
+	return d, nil
+}
+
+func (c *Config) validateDestination(p string, d *Destination) error {
+	if !envRE.MatchString(d.Environment) {
+		return c.errAt(p+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
+	}
+	if t := d.Timeout.D(); t <= 0 || t > MaxTimeout {
+		return c.errAt(p+".timeout", "must be more than 0 and at most %s", MaxTimeout)
+	}
+	if d.Retry.Attempts < 1 || d.Retry.Attempts > 20 {
+		return c.errAt(p+".retry.attempts", "must be between 1 and 20")
+	}
+	if t := d.Retry.InitialDelay.D(); t < 0 || t > 24*time.Hour {
+		return c.errAt(p+".retry.initialDelay", "must be between 0s and 24h")
+	}
+	if m := d.Retry.Multiplier; m < 1 || m > 10 {
+		return c.errAt(p+".retry.multiplier", "must be between 1 and 10")
+	}
+	switch d.Type {
+	case "webhook":
+		return c.validateWebhook(p, d)
+	case "sns":
+		return c.validateSNS(p, d)
+	}
+	return c.errAt(p+".type", "must be webhook or sns")
+}
+
+func (c *Config) validateWebhook(p string, d *Destination) error {
+	u, err := url.Parse(d.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return c.errAt(p+".url", "must be an absolute https URL")
+	}
+	if u.Scheme == "http" && !c.Destinations.AllowPlainHTTP {
+		return c.errAt(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
+	}
+	if u.User != nil {
+		return c.errAt(p+".url", "must not hold credentials: use auth.basic")
+	}
+	if d.TopicARN != "" || d.Region != "" || d.Endpoint != "" {
+		return c.errAt(p, "topicArn, region and endpoint belong to sns destinations")
+	}
+	if err := c.validateAuth(p+".auth", &d.Auth); err != nil {
+		return err
+	}
+	for name := range d.Headers {
+		if err := c.validateHeader(p+".headers."+name, name, &d.Auth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateAuth(p string, a *Auth) error {
+	n := 0
+	for _, set := range []bool{a.APIKey != nil, a.Bearer != nil, a.Basic != nil, a.OAuth2 != nil} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return c.errAt(p, "give at most one of apiKey, bearer, basic and oauth2")
+	}
+	switch {
+	case a.APIKey != nil && (http.CanonicalHeaderKey(a.APIKey.Header) == "" || !validHeaderName(a.APIKey.Header) || a.APIKey.Value == ""):
+		return c.errAt(p+".apiKey", "needs a header name and a value")
+	case a.APIKey != nil && c.reservedHeader(a.APIKey.Header):
+		return c.errAt(p+".apiKey.header", "%q is set by pads itself", a.APIKey.Header)
+	case a.Bearer != nil && a.Bearer.Token == "":
+		return c.errAt(p+".bearer.token", "must not be empty")
+	case a.Basic != nil && (a.Basic.Username == "" || strings.Contains(a.Basic.Username, ":")):
+		return c.errAt(p+".basic.username", "must not be empty nor contain ':'")
+	case a.OAuth2 != nil:
+		u, err := url.Parse(a.OAuth2.TokenURL)
+		if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && c.Destinations.AllowPlainHTTP)) {
+			return c.errAt(p+".oauth2.tokenURL", "must be an absolute https URL")
+		}
+		if a.OAuth2.ClientID == "" || a.OAuth2.ClientSecret == "" {
+			return c.errAt(p+".oauth2", "needs clientID and clientSecret")
+		}
+	}
+	if a.HMAC != nil {
+		for i, s := range append([]string{a.HMAC.Secret}, a.HMAC.PreviousSecrets...) {
+			sp := p + ".hmac.secret"
+			if i > 0 {
+				sp = fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i-1)
+			}
+			if _, err := WebhookSecret(s); err != nil {
+				return c.errAt(sp, "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// WebhookSecret decodes a Standard Webhooks secret: whsec_ and base64 of at
+// least 24 bytes.
+func WebhookSecret(s string) ([]byte, error) {
+	b64, ok := strings.CutPrefix(s, "whsec_")
+	if !ok {
+		return nil, fmt.Errorf("must be whsec_ followed by base64")
+	}
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(b) < 24 || len(b) > 64 {
+		return nil, fmt.Errorf("must be whsec_ followed by base64 of 24 to 64 bytes")
+	}
+	return b, nil
+}
+
+func (c *Config) validateHeader(p, name string, a *Auth) error {
+	if !validHeaderName(name) {
+		return c.errAt(p, "is not a valid header name")
+	}
+	if c.reservedHeader(name) || (strings.EqualFold(name, "Authorization") && (a.Bearer != nil || a.Basic != nil || a.OAuth2 != nil)) {
+		return c.errAt(p, "is set by pads itself and cannot be overridden")
+	}
+	return nil
+}
+
+// reservedHeader reports headers that carry the delivery's identity,
+// signature or framing: a custom header must not replace them.
+func (c *Config) reservedHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "content-type", "content-length", "host", "user-agent", "transfer-encoding", "connection":
+		return true
+	}
+	return strings.HasPrefix(n, "webhook-") || strings.HasPrefix(n, "x-"+strings.ToLower(c.ServiceName)+"-")
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 127 || !strings.ContainsRune("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Config) validateSNS(p string, d *Destination) error {
+	m := topicARNRE.FindStringSubmatch(d.TopicARN)
+	if m == nil {
+		return c.errAt(p+".topicArn", "must be an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>")
+	}
+	if d.Region == "" {
+		return c.errAt(p+".region", "is required for sns destinations")
+	}
+	if d.Region != m[1] {
+		return c.errAt(p+".region", "%q disagrees with the topic ARN's region %q", d.Region, m[1])
+	}
+	if d.Endpoint != "" {
+		if u, err := url.Parse(d.Endpoint); err != nil || u.Host == "" {
+			return c.errAt(p+".endpoint", "must be an absolute URL")
+		}
+	}
+	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) {
+		return c.errAt(p, "url, headers and auth belong to webhook destinations")
+	}
+	return nil
+}
