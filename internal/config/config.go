@@ -30,9 +30,9 @@ type Config struct {
 
 // Limits bounds what one caller can make pads do.
 type Limits struct {
-	MaxBodyBytes int64    `yaml:"maxBodyBytes"`
-	LoginFailures int     `yaml:"loginFailures"`
-	LoginWindow  Duration `yaml:"loginWindow"`
+	MaxBodyBytes  int64    `yaml:"maxBodyBytes"`
+	LoginFailures int      `yaml:"loginFailures"`
+	LoginWindow   Duration `yaml:"loginWindow"`
 }
 
 // Secrets are the keys pads itself needs. Absent ones are generated into

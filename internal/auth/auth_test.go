@@ -1,0 +1,178 @@
+package auth_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
+)
+
+var (
+	k1 = auth.Key{ID: "k1", Secret: bytes.Repeat([]byte{1}, 32)}
+	k2 = auth.Key{ID: "k2", Secret: bytes.Repeat([]byte{2}, 32)}
+	t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+)
+
+func TestMatchKey(t *testing.T) {
+	t.Parallel()
+	digests := [][32]byte{config.DigestAPIKey("first-key-0123456"), config.DigestAPIKey("second-key-012345")}
+	tests := []struct {
+		name    string
+		digests [][32]byte
+		key     string
+		want    bool
+	}{
+		{"first key", digests, "first-key-0123456", true},
+		{"second key", digests, "second-key-012345", true},
+		{"wrong key", digests, "first-key-0123457", false},
+		{"empty key", digests, "", false},
+		{"unknown client", nil, "first-key-0123456", false},
+	}
+	for _, tt := range tests {
+		if got := auth.MatchKey(tt.digests, tt.key); got != tt.want {
+			t.Errorf("%s: MatchKey = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func clockAt(t *time.Time) func() time.Time { return func() time.Time { return *t } }
+
+func TestTokensRoundTripAndAudienceBinding(t *testing.T) {
+	t.Parallel()
+	now := t0
+	toks, err := auth.NewTokens("pads", []auth.Key{k1}, clockAt(&now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := toks.Issue("acme", auth.AudienceStorage, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub, err := toks.Verify(tok, auth.AudienceStorage); err != nil || sub != "acme" {
+		t.Fatalf("Verify = %q, %v", sub, err)
+	}
+	if _, err := toks.Verify(tok, auth.AudienceSmile); err != auth.ErrInvalidToken {
+		t.Fatalf("a storage token must not pass as a smile token: %v", err)
+	}
+	var claims jwt.MapClaims
+	parsed, _, _ := jwt.NewParser().ParseUnverified(tok, &claims)
+	if parsed.Header["kid"] != "k1" || parsed.Header["alg"] != "HS256" {
+		t.Fatalf("header = %v", parsed.Header)
+	}
+	for _, c := range []string{"iss", "sub", "aud", "iat", "exp", "jti"} {
+		if _, ok := claims[c]; !ok {
+			t.Errorf("claim %s missing", c)
+		}
+	}
+	now = t0.Add(time.Hour + time.Second)
+	if _, err := toks.Verify(tok, auth.AudienceStorage); err != auth.ErrInvalidToken {
+		t.Fatalf("expired token accepted: %v", err)
+	}
+}
+
+func TestVerifyRefusesForgedTokens(t *testing.T) {
+	t.Parallel()
+	now := t0
+	toks, _ := auth.NewTokens("pads", []auth.Key{k1}, clockAt(&now))
+	claims := func() jwt.RegisteredClaims {
+		return jwt.RegisteredClaims{Issuer: "pads", Subject: "acme", Audience: jwt.ClaimStrings{"storage"},
+			IssuedAt: jwt.NewNumericDate(t0), ExpiresAt: jwt.NewNumericDate(t0.Add(time.Hour))}
+	}
+	sign := func(m jwt.SigningMethod, kid string, key any, c jwt.RegisteredClaims) string {
+		tok := jwt.NewWithClaims(m, c)
+		if kid != "" {
+			tok.Header["kid"] = kid
+		}
+		s, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	noExp := claims()
+	noExp.ExpiresAt = nil
+	future := claims()
+	future.IssuedAt = jwt.NewNumericDate(t0.Add(time.Hour))
+	nbf := claims()
+	nbf.NotBefore = jwt.NewNumericDate(t0.Add(time.Minute))
+	otherIss := claims()
+	otherIss.Issuer = "someone"
+	noneTok := sign(jwt.SigningMethodNone, "k1", jwt.UnsafeAllowNoneSignatureType, claims())
+	valid := sign(jwt.SigningMethodHS256, "k1", k1.Secret, claims())
+
+	tests := map[string]string{
+		"alg none":             noneTok,
+		"HS512":                sign(jwt.SigningMethodHS512, "k1", k1.Secret, claims()),
+		"unknown kid":          sign(jwt.SigningMethodHS256, "k9", k1.Secret, claims()),
+		"no kid":               sign(jwt.SigningMethodHS256, "", k1.Secret, claims()),
+		"wrong key":            sign(jwt.SigningMethodHS256, "k1", k2.Secret, claims()),
+		"no exp":               sign(jwt.SigningMethodHS256, "k1", k1.Secret, noExp),
+		"issued in the future": sign(jwt.SigningMethodHS256, "k1", k1.Secret, future),
+		"not yet valid":        sign(jwt.SigningMethodHS256, "k1", k1.Secret, nbf),
+		"other issuer":         sign(jwt.SigningMethodHS256, "k1", k1.Secret, otherIss),
+		"garbage":              "not.a.token",
+		"too long":             valid + strings.Repeat("A", auth.MaxTokenLength),
+		"tampered":             valid[:len(valid)-2] + "AA",
+	}
+	for name, tok := range tests {
+		if _, err := toks.Verify(tok, auth.AudienceStorage); err != auth.ErrInvalidToken {
+			t.Errorf("%s: Verify err = %v, want ErrInvalidToken", name, err)
+		}
+	}
+	if _, err := toks.Verify(valid, auth.AudienceStorage); err != nil {
+		t.Fatalf("the control token must verify: %v", err)
+	}
+}
+
+func TestRotatedKeysStillVerify(t *testing.T) {
+	t.Parallel()
+	old, _ := auth.NewTokens("pads", []auth.Key{k1}, time.Now)
+	tok, _ := old.Issue("acme", auth.AudienceStorage, time.Hour)
+	rotated, _ := auth.NewTokens("pads", []auth.Key{k2, k1}, time.Now)
+	if _, err := rotated.Verify(tok, auth.AudienceStorage); err != nil {
+		t.Fatalf("token signed by the previous key: %v", err)
+	}
+	retired, _ := auth.NewTokens("pads", []auth.Key{k2}, time.Now)
+	if _, err := retired.Verify(tok, auth.AudienceStorage); err != auth.ErrInvalidToken {
+		t.Fatal("token signed by a removed key must fail")
+	}
+}
+
+func TestThrottleBlocksAPairAfterMaxFailures(t *testing.T) {
+	t.Parallel()
+	now := t0
+	th := auth.NewThrottle(3, 15*time.Minute, clockAt(&now))
+	for range 3 {
+		if _, blocked := th.Blocked("acme", "192.0.2.1"); blocked {
+			t.Fatal("blocked too early")
+		}
+		th.Fail("acme", "192.0.2.1")
+		now = now.Add(time.Minute)
+	}
+	wait, blocked := th.Blocked("acme", "192.0.2.1")
+	if !blocked || wait != 12*time.Minute {
+		t.Fatalf("Blocked = %v, %v; want 12m, true", wait, blocked)
+	}
+	if _, blocked := th.Blocked("acme", "192.0.2.2"); blocked {
+		t.Fatal("another address must not be locked out")
+	}
+	if _, blocked := th.Blocked("other", "192.0.2.1"); blocked {
+		t.Fatal("another username must not be locked out")
+	}
+	now = now.Add(12 * time.Minute)
+	if _, blocked := th.Blocked("acme", "192.0.2.1"); blocked {
+		t.Fatal("still blocked after the window")
+	}
+	th.Fail("acme", "192.0.2.3")
+	th.Succeed("acme", "192.0.2.3")
+	th.Fail("acme", "192.0.2.3")
+	th.Fail("acme", "192.0.2.3")
+	if _, blocked := th.Blocked("acme", "192.0.2.3"); blocked {
+		t.Fatal("a success must reset the count")
+	}
+}

@@ -1,0 +1,182 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/seal"
+)
+
+// Row is a record as a driver stores it: identity and timestamps in clear,
+// every field sealed.
+type Row struct {
+	ID                    int64
+	Key                   record.Key
+	FunnelID              string
+	EmailIndex            []byte
+	Sealed                []byte
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	FormCompletedAt       time.Time // zero: never
+	AssessmentCompletedAt time.Time // zero: never
+}
+
+// Tx is a driver's row access inside one open transaction.
+type Tx interface {
+	// ByKey returns the row with the key, if any, locked for update.
+	ByKey(ctx context.Context, key record.Key) (Row, bool, error)
+	// ByEmail returns the most recently updated row of the client and
+	// assessment type whose email index is one of indexes, locked for update.
+	ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (Row, bool, error)
+	// Insert adds a row and sets its ID.
+	Insert(ctx context.Context, row *Row) error
+	// Update rewrites the row with row.ID.
+	Update(ctx context.Context, row *Row) error
+	// InsertEvent adds an outbox event and sets its ID.
+	InsertEvent(ctx context.Context, e *Event, recordID int64) error
+}
+
+// Saver applies saves inside a driver's transaction.
+type Saver struct {
+	Keys *seal.Keyring
+	Now  func() time.Time
+}
+
+// Save applies req by the four create-or-update rules.
+func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, error) {
+	row, found, err := s.find(ctx, tx, req)
+	if err != nil {
+		return SaveResult{}, err
+	}
+	now := s.Now().UTC()
+	rec := record.Record{Fields: record.Fields{}}
+	if found {
+		if rec, err = s.Open(row); err != nil {
+			return SaveResult{}, err
+		}
+	} else {
+		id := req.PatientUUID
+		if id == "" {
+			id = uuid.NewString()
+		}
+		rec.Key = record.Key{ClientID: req.ClientID, PatientUUID: id, AssessmentType: req.AssessmentType}
+		rec.CreatedAt = now
+	}
+	rec.Fields = rec.Fields.Merge(req.Patch)
+	// The key fields are the record's identity, not the caller's to change.
+	rec.Fields[record.FieldPatientUUID] = rec.PatientUUID
+	rec.Fields[record.FieldAssessmentType] = rec.AssessmentType
+	rec.FunnelID = req.FunnelID
+	rec.UpdatedAt = now
+	triggers := rec.Advance(now)
+
+	row, err = s.seal(row.ID, rec, req.Email)
+	if err != nil {
+		return SaveResult{}, err
+	}
+	if found {
+		err = tx.Update(ctx, &row)
+	} else {
+		err = tx.Insert(ctx, &row)
+	}
+	if err != nil {
+		return SaveResult{}, fmt.Errorf("write record: %w", err)
+	}
+	res := SaveResult{PatientUUID: rec.PatientUUID, Created: !found, Triggers: triggers}
+	if err := s.events(ctx, tx, &res, row, req.FullSubscription); err != nil {
+		return SaveResult{}, err
+	}
+	return res, nil
+}
+
+func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest) (Row, bool, error) {
+	var (
+		row   Row
+		found bool
+		err   error
+	)
+	if req.PatientUUID != "" {
+		row, found, err = tx.ByKey(ctx, record.Key{ClientID: req.ClientID, PatientUUID: req.PatientUUID, AssessmentType: req.AssessmentType})
+	} else {
+		row, found, err = tx.ByEmail(ctx, req.ClientID, req.AssessmentType, s.Keys.Indexes(NormalizeEmail(req.Email)))
+	}
+	if err != nil {
+		return Row{}, false, fmt.Errorf("find record: %w", err)
+	}
+	return row, found, nil
+}
+
+func (s *Saver) events(ctx context.Context, tx Tx, res *SaveResult, row Row, full bool) error {
+	add := func(dt record.DataType) error {
+		e := Event{Key: row.Key, FunnelID: row.FunnelID, DataType: dt, CreatedAt: row.UpdatedAt}
+		if err := tx.InsertEvent(ctx, &e, row.ID); err != nil {
+			return fmt.Errorf("write event: %w", err)
+		}
+		res.Events = append(res.Events, e)
+		return nil
+	}
+	if res.Triggers.FormCompleted {
+		if err := add(record.NonSensitive); err != nil {
+			return err
+		}
+	}
+	if res.Triggers.AssessmentCompleted && full {
+		return add(record.Sensitive)
+	}
+	return nil
+}
+
+// NormalizeEmail is the form of an email its blind index is computed over:
+// emails match case-insensitively.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// associatedData binds sealed fields to their record: a sealed blob copied
+// onto another record's row does not open.
+func associatedData(k record.Key) []byte {
+	return []byte("pads record v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType)
+}
+
+func (s *Saver) seal(id int64, rec record.Record, email string) (Row, error) {
+	plain, err := json.Marshal(rec.Fields)
+	if err != nil {
+		return Row{}, fmt.Errorf("encode record: %w", err)
+	}
+	return Row{
+		ID:                    id,
+		Key:                   rec.Key,
+		FunnelID:              rec.FunnelID,
+		EmailIndex:            s.Keys.Index(NormalizeEmail(email)),
+		Sealed:                s.Keys.Seal(plain, associatedData(rec.Key)),
+		CreatedAt:             rec.CreatedAt,
+		UpdatedAt:             rec.UpdatedAt,
+		FormCompletedAt:       rec.FormCompletedAt,
+		AssessmentCompletedAt: rec.AssessmentCompletedAt,
+	}, nil
+}
+
+// Open decrypts a row into its record.
+func (s *Saver) Open(row Row) (record.Record, error) {
+	plain, err := s.Keys.Open(row.Sealed, associatedData(row.Key))
+	if err != nil {
+		return record.Record{}, fmt.Errorf("open record %d: %w", row.ID, err)
+	}
+	var f record.Fields
+	if err := json.Unmarshal(plain, &f); err != nil {
+		return record.Record{}, fmt.Errorf("decode record %d: %w", row.ID, err)
+	}
+	return record.Record{
+		Key:                   row.Key,
+		FunnelID:              row.FunnelID,
+		Fields:                f,
+		CreatedAt:             row.CreatedAt,
+		UpdatedAt:             row.UpdatedAt,
+		FormCompletedAt:       row.FormCompletedAt,
+		AssessmentCompletedAt: row.AssessmentCompletedAt,
+	}, nil
+}

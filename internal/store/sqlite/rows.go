@@ -1,0 +1,141 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+const selectRow = `SELECT id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
+	created_at, updated_at, form_completed_at, assessment_completed_at FROM records`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRow(sc scanner) (store.Row, bool, error) {
+	var (
+		r                    store.Row
+		created, updated     int64
+		formAt, assessmentAt sql.NullInt64
+	)
+	err := sc.Scan(&r.ID, &r.Key.ClientID, &r.Key.PatientUUID, &r.Key.AssessmentType, &r.FunnelID,
+		&r.EmailIndex, &r.Sealed, &created, &updated, &formAt, &assessmentAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Row{}, false, nil
+	}
+	if err != nil {
+		return store.Row{}, false, err
+	}
+	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	r.FormCompletedAt, r.AssessmentCompletedAt = fromNull(formAt), fromNull(assessmentAt)
+	return r, true, nil
+}
+
+func fromNull(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+func toNull(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+// tx is store.Tx over the writer's connection while a batch is open. Its
+// statements are prepared once for the writer's lifetime.
+type tx struct {
+	conn    *sql.Conn
+	byKey   *sql.Stmt
+	insert  *sql.Stmt
+	update  *sql.Stmt
+	event   *sql.Stmt
+	byEmail map[int]*sql.Stmt // by number of indexes
+}
+
+func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
+	t := &tx{conn: conn, byEmail: map[int]*sql.Stmt{}}
+	var err error
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{
+		{&t.byKey, selectRow + " WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?"},
+		{&t.insert, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
+			created_at, updated_at, form_completed_at, assessment_completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, updated_at = ?,
+			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
+		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, created_at) VALUES (?, ?, ?, ?)"},
+	} {
+		if *p.stmt, err = conn.PrepareContext(ctx, p.sql); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (t *tx) ByKey(ctx context.Context, k record.Key) (store.Row, bool, error) {
+	return scanRow(t.byKey.QueryRowContext(ctx, k.ClientID, k.PatientUUID, k.AssessmentType))
+}
+
+func (t *tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (store.Row, bool, error) {
+	st, ok := t.byEmail[len(indexes)]
+	if !ok {
+		q := selectRow + " WHERE client_id = ? AND assessment_type = ? AND email_index IN (?" +
+			strings.Repeat(", ?", len(indexes)-1) + ") ORDER BY updated_at DESC, id DESC LIMIT 1"
+		var err error
+		if st, err = t.conn.PrepareContext(ctx, q); err != nil {
+			return store.Row{}, false, err
+		}
+		t.byEmail[len(indexes)] = st
+	}
+	args := make([]any, 0, 2+len(indexes))
+	args = append(args, clientID, assessmentType)
+	for _, ix := range indexes {
+		args = append(args, ix)
+	}
+	return scanRow(st.QueryRowContext(ctx, args...))
+}
+
+func (t *tx) Insert(ctx context.Context, r *store.Row) error {
+	res, err := t.insert.ExecContext(ctx, r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt))
+	if err != nil {
+		return err
+	}
+	r.ID, err = res.LastInsertId()
+	return err
+}
+
+func (t *tx) Update(ctx context.Context, r *store.Row) error {
+	_, err := t.update.ExecContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(),
+		toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt), r.ID)
+	return err
+}
+
+func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64) error {
+	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.CreatedAt.UnixNano())
+	if err != nil {
+		return err
+	}
+	e.ID, err = res.LastInsertId()
+	return err
+}
+
+func (t *tx) close() {
+	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	for _, st := range t.byEmail {
+		st.Close()
+	}
+}

@@ -1,0 +1,145 @@
+// Package sqlite is the embedded Store: one SQLite file in WAL mode with
+// synchronous=FULL, so a committed save survives a crash or power loss.
+//
+// SQLite has one writer at a time, so the store has exactly one: a goroutine
+// that owns the write connection and commits saves in batches (group
+// commit). Each save in a batch runs inside its own savepoint, so one failed
+// save does not fail its neighbours, and every caller is answered only after
+// the COMMIT that made its save durable. Reads use a separate pool.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// Store is the SQLite implementation of store.Store.
+type Store struct {
+	cfg     store.Config
+	saver   store.Saver
+	writeDB *sql.DB
+	readDB  *sql.DB
+	w       *writer
+}
+
+var _ store.Store = (*Store)(nil)
+
+func dsn(path string, readOnly bool) string {
+	d := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	if readOnly {
+		d += "&_pragma=query_only(1)"
+	}
+	return d
+}
+
+// Open opens (creating if needed, mode 0600) the database file at path and
+// runs its migrations.
+func Open(ctx context.Context, path string, cfg store.Config) (*Store, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.Keys == nil {
+		return nil, errors.New("sqlite: no keyring (store.Config.Keys)")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	// SQLite gives its -wal and -shm files the main file's mode: create the
+	// main file private first.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	f.Close()
+
+	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}}
+	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	s.writeDB.SetMaxOpenConns(1)
+	conn, err := s.writeDB.Conn(ctx)
+	if err != nil {
+		s.writeDB.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := migrate(ctx, conn); err != nil {
+		conn.Close()
+		s.writeDB.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if s.readDB, err = sql.Open("sqlite", dsn(path, true)); err != nil {
+		conn.Close()
+		s.writeDB.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	s.readDB.SetMaxOpenConns(8)
+	s.readDB.SetMaxIdleConns(8)
+	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
+	if err != nil {
+		s.readDB.Close()
+		conn.Close()
+		s.writeDB.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	return s, nil
+}
+
+// Save queues req for the next group commit and waits for it.
+func (s *Store) Save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
+	return s.w.save(ctx, req)
+}
+
+// Get returns a client's record.
+func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) {
+	row, found, err := scanRow(s.readDB.QueryRowContext(ctx, selectRow+" WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?",
+		key.ClientID, key.PatientUUID, key.AssessmentType))
+	if err != nil {
+		return record.Record{}, fmt.Errorf("get record: %w", err)
+	}
+	if !found {
+		return record.Record{}, store.ErrNotFound
+	}
+	return s.saver.Open(row)
+}
+
+// Events returns outbox events after afterID, oldest first.
+func (s *Store) Events(ctx context.Context, afterID int64, limit int) ([]store.Event, error) {
+	rows, err := s.readDB.QueryContext(ctx, `SELECT e.id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id, e.data_type, e.created_at
+		FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? ORDER BY e.id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		var e store.Event
+		var dt string
+		var at int64
+		if err := rows.Scan(&e.ID, &e.Key.ClientID, &e.Key.PatientUUID, &e.Key.AssessmentType, &e.FunnelID, &dt, &at); err != nil {
+			return nil, fmt.Errorf("list events: %w", err)
+		}
+		e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, at).UTC()
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Ping checks that the database file can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.readDB.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Close stops taking saves, commits those queued, and closes the database.
+func (s *Store) Close() error {
+	s.w.stop()
+	return errors.Join(s.readDB.Close(), s.writeDB.Close())
+}

@@ -1,0 +1,185 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// op is one save waiting for a group commit.
+type op struct {
+	ctx  context.Context
+	req  store.SaveRequest
+	res  store.SaveResult
+	err  error
+	done chan struct{}
+}
+
+// writer owns the write connection and commits queued saves in batches: one
+// fsync serves every save of a batch, which is what lets durable saves keep
+// up with many concurrent callers.
+type writer struct {
+	conn  *sql.Conn
+	tx    *tx
+	saver *store.Saver
+	cfg   store.Config
+
+	ops      chan *op
+	quit     chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+
+	savepoint, release, rollbackTo *sql.Stmt
+}
+
+func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg store.Config) (*writer, error) {
+	t, err := prepare(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{conn: conn, tx: t, saver: saver, cfg: cfg,
+		ops: make(chan *op, cfg.MaxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{{&w.savepoint, "SAVEPOINT save"}, {&w.release, "RELEASE save"}, {&w.rollbackTo, "ROLLBACK TO save"}} {
+		if *p.stmt, err = conn.PrepareContext(ctx, p.sql); err != nil {
+			t.close()
+			return nil, err
+		}
+	}
+	go w.run()
+	return w, nil
+}
+
+// save queues req and waits for the commit that makes it durable. Once
+// queued, it waits even if ctx ends: the caller must not be told "failed"
+// about a save that may commit.
+func (w *writer) save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
+	o := &op{ctx: ctx, req: req, done: make(chan struct{})}
+	select {
+	case w.ops <- o:
+	case <-w.quit:
+		return store.SaveResult{}, store.ErrClosed
+	case <-ctx.Done():
+		return store.SaveResult{}, ctx.Err()
+	}
+	select {
+	case <-o.done:
+	case <-w.stopped:
+		// The writer answers every op it takes before it stops; an op still
+		// unanswered was queued too late and never written.
+		select {
+		case <-o.done:
+		default:
+			return store.SaveResult{}, store.ErrClosed
+		}
+	}
+	return o.res, o.err
+}
+
+func (w *writer) run() {
+	defer close(w.stopped)
+	batch := make([]*op, 0, w.cfg.MaxBatch)
+	for {
+		select {
+		case o := <-w.ops:
+			batch = w.collect(append(batch[:0], o))
+			w.commit(batch)
+		case <-w.quit:
+			for {
+				select {
+				case o := <-w.ops:
+					batch = w.collect(append(batch[:0], o))
+					w.commit(batch)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// collect adds the saves already queued, up to MaxBatch, without waiting:
+// a lone save commits at once, and saves arriving during a commit form the
+// next batch.
+func (w *writer) collect(batch []*op) []*op {
+	for len(batch) < w.cfg.MaxBatch {
+		select {
+		case o := <-w.ops:
+			batch = append(batch, o)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (w *writer) commit(batch []*op) {
+	ctx := context.Background()
+	defer func() {
+		for _, o := range batch {
+			close(o.done)
+		}
+	}()
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		for _, o := range batch {
+			o.err = fmt.Errorf("begin: %w", err)
+		}
+		return
+	}
+	written := 0
+	for _, o := range batch {
+		if err := o.ctx.Err(); err != nil {
+			o.err = err // the caller gave up before its turn: write nothing
+			continue
+		}
+		o.err = w.apply(ctx, o)
+		if o.err == nil {
+			written++
+		}
+	}
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		w.conn.ExecContext(ctx, "ROLLBACK")
+		for _, o := range batch {
+			if o.err == nil {
+				o.res, o.err = store.SaveResult{}, fmt.Errorf("commit: %w", err)
+			}
+		}
+		return
+	}
+	w.cfg.ObserveBatch(written)
+}
+
+// apply runs one save in its own savepoint, so its failure leaves the rest
+// of the batch intact.
+func (w *writer) apply(ctx context.Context, o *op) error {
+	if _, err := w.savepoint.ExecContext(ctx); err != nil {
+		return err
+	}
+	res, err := w.saver.Save(ctx, w.tx, o.req)
+	if err != nil {
+		w.rollbackTo.ExecContext(ctx)
+	}
+	if _, rerr := w.release.ExecContext(ctx); rerr != nil && err == nil {
+		err = rerr
+	}
+	o.res = res
+	return err
+}
+
+// stop commits what is queued, then closes the connection.
+func (w *writer) stop() {
+	w.stopOnce.Do(func() {
+		close(w.quit)
+		<-w.stopped
+		for _, st := range []*sql.Stmt{w.savepoint, w.release, w.rollbackTo} {
+			st.Close()
+		}
+		w.tx.close()
+		w.conn.Close()
+	})
+}
