@@ -1,0 +1,54 @@
+// Command pads is the Patient Assessment Data Service.
+//
+//	pads serve [--config FILE] [--listen ADDR]   run the API
+//	pads keys api                                 make a client API key and its sha256
+//	pads keys secret                              make a base64 key for secrets
+//	pads version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "pads:", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage: pads serve [--config FILE] | pads keys api|secret | pads version")
+
+// run is the whole program; tests call it in-process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "keys":
+		return keys(args[1:], stdout)
+	case "version":
+		fmt.Fprintln(stdout, "pads", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, errUsage.Error())
+		return nil
+	}
+	return errUsage
+}

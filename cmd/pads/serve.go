@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/httpapi"
+	"github.com/pads-dev/pads/internal/metrics"
+	"github.com/pads-dev/pads/internal/seal"
+	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlite"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish after SIGTERM.
+const shutdownGrace = 15 * time.Second
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "config file (default: the starter config in ./pads-data, written on first start)")
+	listen := fs.String("listen", "", "listen address, overriding the config's listen")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	path := *configPath
+	if path == "" {
+		p, key, err := config.Starter(config.DefaultDataDir)
+		if err != nil {
+			return err
+		}
+		if key != "" {
+			printStarter(stdout, p, key)
+		}
+		path = p
+	}
+	cfg, err := config.Load(path, getenv)
+	if err != nil {
+		return err
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	app, err := assemble(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer app.store.Close()
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           app.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "config", path, "version", version)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	stopReload := app.reloadOnHUP(path, getenv, cfg)
+	defer stopReload()
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Warn("shutdown", "err", err)
+	}
+	return nil
+}
+
+// app is one assembled pads process.
+type app struct {
+	logger   *slog.Logger
+	live     atomic.Pointer[config.Config]
+	throttle *auth.Throttle
+	metrics  *metrics.Metrics
+	store    store.Store
+	handler  http.Handler
+}
+
+func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
+	keys, generated, err := config.LoadKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if generated {
+		logger.Warn("generated new secrets; back this file up: losing it loses every stored record",
+			"file", filepath.Join(cfg.DataDir, config.SecretsFile))
+	}
+	keyring, err := seal.NewKeyring(sealKeys(keys.Encryption))
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := auth.NewTokens(cfg.ServiceName, authKeys(keys.JWT), time.Now)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{logger: logger, metrics: metrics.New()}
+	a.live.Store(cfg)
+	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
+	a.store, err = openStore(ctx, cfg.Database, store.Config{Keys: keyring, ObserveBatch: a.metrics.ObserveSaveBatch})
+	if err != nil {
+		return nil, err
+	}
+	a.handler = httpapi.NewServer(httpapi.Deps{
+		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,
+		Store: a.store, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
+	})
+	return a, nil
+}
+
+func openStore(ctx context.Context, database string, cfg store.Config) (store.Store, error) {
+	if path, ok := strings.CutPrefix(database, "sqlite://"); ok {
+		return sqlite.Open(ctx, path, cfg)
+	}
+	return nil, fmt.Errorf("database %s: only sqlite:// is supported by this version", strings.SplitN(database, ":", 2)[0])
+}
+
+// reloadOnHUP re-reads the config on SIGHUP. An invalid file is rejected
+// with its reason logged and the config in force stays. Keys that shape the
+// process itself (listen, dataDir, database, serviceName, secrets) take
+// effect at the next restart.
+func (a *app) reloadOnHUP(path string, getenv func(string) string, started *config.Config) func() {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+				a.reload(path, getenv, started)
+			}
+		}
+	}()
+	return func() { signal.Stop(hup); close(done) }
+}
+
+func (a *app) reload(path string, getenv func(string) string, started *config.Config) {
+	cfg, err := config.Load(path, getenv)
+	if err != nil {
+		a.metrics.ObserveConfigReload(false)
+		a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
+		return
+	}
+	cfg.Listen = a.live.Load().Listen
+	if cfg.DataDir != started.DataDir || cfg.Database != started.Database || cfg.ServiceName != started.ServiceName ||
+		!sameSecrets(cfg.Secrets, started.Secrets) {
+		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
+	}
+	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
+	a.live.Store(cfg)
+	a.metrics.ObserveConfigReload(true)
+	a.logger.Info("config reloaded", "clients", len(cfg.Clients))
+}
+
+func sameSecrets(a, b config.Secrets) bool {
+	eq := func(x, y []config.SecretKey) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return eq(a.JWTKeys, b.JWTKeys) && eq(a.EncryptionKeys, b.EncryptionKeys)
+}
+
+func sealKeys(in []config.Key) []seal.Key {
+	out := make([]seal.Key, len(in))
+	for i, k := range in {
+		out[i] = seal.Key{ID: k.ID, Secret: k.Secret}
+	}
+	return out
+}
+
+func authKeys(in []config.Key) []auth.Key {
+	out := make([]auth.Key, len(in))
+	for i, k := range in {
+		out[i] = auth.Key{ID: k.ID, Secret: k.Secret}
+	}
+	return out
+}
+
+func printStarter(w io.Writer, path, key string) {
+	fmt.Fprintf(w, `pads: first start. Wrote a starter config to %s
+with client "demo" (subscription full) and funnel "demo-main".
+
+The demo client's API key, shown only this once (the config keeps its sha256):
+
+    %s
+
+Get a token:
+    curl -s -X POST http://127.0.0.1:8080/storage/authenticate \
+      -H 'Content-Type: application/json' \
+      -d '{"username":"demo","password":"%s"}'
+
+`, path, key, key)
+}

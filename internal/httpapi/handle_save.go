@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/intake"
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+type saveBody struct {
+	Message       string   `json:"message"`
+	PatientUUID   string   `json:"patientUUID"`
+	IgnoredFields []string `json:"ignoredFields,omitempty"`
+}
+
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// handleSave is POST /patient/savePatientData. It runs the contract's checks
+// in the contract's order and answers with the first that fails; a 2xx
+// means the record is durably committed.
+func handleSave(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		clientID, ok := bearer(w, r, d.Tokens)
+		if !ok {
+			return
+		}
+		cfg := d.Config()
+		client := cfg.Client(clientID)
+		if client == nil { // removed from the config since the token was issued
+			invalidToken(w, r)
+			return
+		}
+		infoFrom(r.Context()).client = clientID
+		dt, ok := record.ParseDataType(r.URL.Query().Get("dataType"))
+		if !ok {
+			writeError(w, r, http.StatusBadRequest, "Invalid data type. Use 'sensitive' or 'non-sensitive'")
+			return
+		}
+		if !isJSON(r.Header.Get("Content-Type")) {
+			writeError(w, r, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+			return
+		}
+		buf := bodyBuffers.Get().(*bytes.Buffer)
+		defer func() { buf.Reset(); bodyBuffers.Put(buf) }()
+		if !readBody(w, r, buf, cfg.Limits.MaxBodyBytes) {
+			return
+		}
+		req, err := intake.Decode(buf.Bytes(), dt, d.Now().UTC())
+		if err != nil {
+			writeIntakeError(w, r, err)
+			return
+		}
+		if _, owner := cfg.Funnel(req.FunnelID); owner != client {
+			writeError(w, r, http.StatusForbidden, "Invalid Client")
+			return
+		}
+		res, err := d.Store.Save(r.Context(), store.SaveRequest{
+			ClientID: clientID, AssessmentType: req.AssessmentType, PatientUUID: req.PatientUUID,
+			Email: req.Email, FunnelID: req.FunnelID, Patch: req.Patch, FullSubscription: client.Full(),
+		})
+		if err != nil {
+			saveFailed(d.Logger, w, r, err)
+			return
+		}
+		d.Metrics.ObserveSave(string(dt), res.Created)
+		out := saveBody{Message: "Patient data updated", PatientUUID: res.PatientUUID, IgnoredFields: req.Ignored}
+		status := http.StatusOK
+		if res.Created {
+			out.Message, status = "Patient data created", http.StatusCreated
+		}
+		writeJSON(w, status, out)
+	})
+}
+
+// bearer checks the Authorization header and returns the token's client.
+func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if strings.TrimSpace(h) == "" {
+		writeError(w, r, http.StatusUnauthorized, "No authorization header present")
+		return "", false
+	}
+	scheme, tok, found := strings.Cut(h, " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") || len(tok) > auth.MaxTokenLength {
+		invalidToken(w, r)
+		return "", false
+	}
+	sub, err := tokens.Verify(strings.TrimSpace(tok), auth.AudienceStorage)
+	if err != nil {
+		invalidToken(w, r)
+		return "", false
+	}
+	return sub, true
+}
+
+func invalidToken(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+	writeError(w, r, http.StatusUnauthorized, "Invalid token")
+}
+
+// readBody reads at most limit bytes into buf, answering 413 past that.
+func readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit int64) bool {
+	if r.ContentLength > limit {
+		writeError(w, r, http.StatusRequestEntityTooLarge, "Request body too large")
+		return false
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1)); err != nil {
+		writeError(w, r, http.StatusBadRequest, "Invalid JSON body")
+		return false
+	}
+	if int64(buf.Len()) > limit {
+		writeError(w, r, http.StatusRequestEntityTooLarge, "Request body too large")
+		return false
+	}
+	return true
+}
+
+func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ie *intake.Error
+	if !errors.As(err, &ie) {
+		writeError(w, r, http.StatusBadRequest, "Invalid JSON body")
+		return
+	}
+	writeJSON(w, http.StatusBadRequest, errorBody{Message: ie.Error(), RequestID: requestID(r), Errors: ie.Errors})
+}
+
+func saveFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, store.ErrClosed):
+		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		// The caller left before its save's turn: nothing was written.
+		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
+	default:
+		log.Error("save failed", "request_id", requestID(r), "err", err)
+		writeError(w, r, http.StatusInternalServerError, "Internal server error")
+	}
+}

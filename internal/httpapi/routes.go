@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/pads-dev/pads/internal/auth"
+)
+
+// addRoutes is the whole API surface.
+func addRoutes(rt *router, d Deps) {
+	rt.handle("POST", "/storage/authenticate", handleAuthenticate(d, auth.AudienceStorage))
+	rt.handle("POST", "/"+d.ServiceName+"Smile/authenticate", handleAuthenticate(d, auth.AudienceSmile))
+	rt.handle("POST", "/patient/savePatientData", handleSave(d))
+	rt.handle("GET", "/healthz", handleHealthz())
+	rt.handle("GET", "/readyz", handleReadyz(d.Store))
+	rt.handle("GET", "/metrics", d.Metrics.Handler())
+	rt.finish()
+}
+
+// router registers each route with its method, answers other methods on a
+// known path with 405 and an Allow header, and anything else with 404, all
+// in the contract's JSON error shape (ServeMux's own replies are plain text).
+type router struct {
+	mux   *http.ServeMux
+	allow map[string][]string
+}
+
+func (rt *router) handle(method, path string, h http.Handler) {
+	pattern := method + " " + path
+	rt.mux.Handle(pattern, named(pattern, h))
+	rt.allow[path] = append(rt.allow[path], method)
+}
+
+func (rt *router) finish() {
+	for path, methods := range rt.allow {
+		allow := strings.Join(methods, ", ")
+		if strings.Contains(allow, "GET") {
+			allow += ", HEAD"
+		}
+		rt.mux.Handle(path, named(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, r, http.StatusMethodNotAllowed, "Method not allowed")
+		})))
+	}
+	rt.mux.Handle("/", named("unmatched", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, http.StatusNotFound, "Not found")
+	})))
+}
+
+// named records the route pattern for the request log and metrics: a fixed
+// label per route, never the raw path a caller chose.
+func named(pattern string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoFrom(r.Context()); info != nil {
+			info.route = pattern
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,36 @@
+// Package httpapi is pads' HTTP surface: routes.go lists every endpoint,
+// each handler is a maker function taking exactly what it uses, and every
+// error leaves through writeError in the contract's shape.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/metrics"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// Deps is everything the API needs; NewServer takes nothing else.
+type Deps struct {
+	Logger *slog.Logger
+	// Config returns the config in force; it changes on reload.
+	Config   func() *config.Config
+	Tokens   *auth.Tokens
+	Throttle *auth.Throttle
+	Store    store.Store
+	Metrics  *metrics.Metrics
+	Now      func() time.Time
+	// ServiceName names the smile authenticate route; fixed at start.
+	ServiceName string
+}
+
+// NewServer returns the whole API as one handler.
+func NewServer(d Deps) http.Handler {
+	mux := http.NewServeMux()
+	addRoutes(&router{mux: mux, allow: map[string][]string{}}, d)
+	return withRequestID(observe(d.Logger, d.Metrics, recoverPanics(d.Logger, mux)))
+}

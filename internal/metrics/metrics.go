@@ -1,0 +1,103 @@
+// Package metrics holds pads' Prometheus metrics on a registry of its own
+// (no global state, so tests can run several servers in one process).
+//
+// Labels carry route patterns, statuses and outcomes only: never a client's
+// data, and never anything a caller can choose freely (which would let one
+// caller grow the series without bound).
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the service's instruments.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	requests   *prometheus.CounterVec
+	latency    *prometheus.HistogramVec
+	saveBatch  prometheus.Histogram
+	saves      *prometheus.CounterVec
+	logins     *prometheus.CounterVec
+	configLoad *prometheus.CounterVec
+}
+
+// New returns metrics registered on a new registry, with the Go runtime and
+// process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pads_http_requests_total",
+			Help: "HTTP requests answered, by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pads_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route pattern.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route"}),
+		saveBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "pads_save_batch_size",
+			Help:    "Saves committed by one database transaction (group commit).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+		}),
+		saves: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pads_saves_total",
+			Help: "Records saved, by data type and result (created, updated).",
+		}, []string{"data_type", "result"}),
+		logins: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pads_logins_total",
+			Help: "Authentication attempts, by audience and outcome (ok, unauthorized, throttled, bad_request).",
+		}, []string{"audience", "outcome"}),
+		configLoad: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pads_config_reloads_total",
+			Help: "Config reloads on SIGHUP, by outcome (ok, rejected).",
+		}, []string{"outcome"}),
+	}
+	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.saves, m.logins, m.configLoad,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
+
+// ObserveRequest counts one answered request.
+func (m *Metrics) ObserveRequest(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// ObserveSaveBatch records the size of one committed batch.
+func (m *Metrics) ObserveSaveBatch(n int) { m.saveBatch.Observe(float64(n)) }
+
+// ObserveSave counts one saved record.
+func (m *Metrics) ObserveSave(dataType string, created bool) {
+	result := "updated"
+	if created {
+		result = "created"
+	}
+	m.saves.WithLabelValues(dataType, result).Inc()
+}
+
+// ObserveLogin counts one authentication attempt.
+func (m *Metrics) ObserveLogin(audience, outcome string) {
+	m.logins.WithLabelValues(audience, outcome).Inc()
+}
+
+// ObserveConfigReload counts one reload.
+func (m *Metrics) ObserveConfigReload(ok bool) {
+	if ok {
+		m.configLoad.WithLabelValues("ok").Inc()
+	} else {
+		m.configLoad.WithLabelValues("rejected").Inc()
+	}
+}
