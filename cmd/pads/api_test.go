@@ -50,7 +50,7 @@ func TestSaveChecksInContractOrder(t *testing.T) {
 		{"json array", "Bearer " + tok, "non-sensitive", "application/json", `[]`, 400, "Invalid JSON body"},
 		{"other data type's field", "Bearer " + tok, "non-sensitive", "application/json", `{"heartRateBpm":70}`, 400, "Field(s) not allowed for dataType=non-sensitive: heartRateBpm"},
 		{"missing", "Bearer " + tok, "sensitive", "application/json", `{"email":"a@b.c"}`, 400, "Missing required field(s): assessmentType, funnelID"},
-		{"invalid", "Bearer " + tok, "sensitive", "application/json", `{` + ada + `,"oxygen":101,"funnelID":"globex-main"}`, 400, "Invalid field(s): oxygen"},
+		{"invalid", "Bearer " + tok, "sensitive", "application/json", `{"assessmentType":"faceScan","funnelID":"globex-main","email":"a@b.c","oxygen":101}`, 400, "Invalid field(s): oxygen"},
 		{"unknown funnel", "Bearer " + tok, "non-sensitive", "application/json", `{"assessmentType":"faceScan","funnelID":"nope","email":"a@b.c"}`, 403, "Invalid Client"},
 		{"another client's funnel", "Bearer " + tok, "non-sensitive", "application/json", `{"assessmentType":"faceScan","funnelID":"globex-main","email":"a@b.c"}`, 403, "Invalid Client"},
 		{"+json content type", "Bearer " + tok, "non-sensitive", "application/vnd.pads+json; charset=utf-8", `{` + ada + `}`, 201, "Patient data created"},

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -37,7 +39,23 @@ type Tokens struct {
 	signer  Key
 	now     func() time.Time
 	parsers map[string]*jwt.Parser
+
+	// verified caches tokens that passed every check, by their exact text:
+	// a client sends one token on many requests, and a hit costs a map
+	// lookup instead of a parse and an HMAC. The validity window is
+	// checked again on every hit; the keys cannot change while the process
+	// runs, so a cached verdict stays true until the token expires.
+	verified     sync.Map // string -> verifiedToken
+	verifiedSize atomic.Int64
 }
+
+type verifiedToken struct {
+	subject, audience string
+	notBefore, expiry time.Time
+}
+
+// maxVerified bounds the cache; past it, the cache starts over.
+const maxVerified = 50_000
 
 // NewTokens returns a Tokens for issuer over keys, the first of which signs.
 func NewTokens(issuer string, keys []Key, now func() time.Time) (*Tokens, error) {
@@ -94,11 +112,30 @@ func (t *Tokens) Verify(raw, audience string) (string, error) {
 	if !ok || len(raw) > MaxTokenLength {
 		return "", ErrInvalidToken
 	}
+	if v, ok := t.verified.Load(raw); ok {
+		vt := v.(verifiedToken)
+		now := t.now()
+		if vt.audience == audience && now.Before(vt.expiry) && !now.Before(vt.notBefore) {
+			return vt.subject, nil
+		}
+	}
 	var claims jwt.RegisteredClaims
 	_, err := p.ParseWithClaims(raw, &claims, t.key)
 	if err != nil || claims.Subject == "" {
 		return "", ErrInvalidToken
 	}
+	vt := verifiedToken{subject: claims.Subject, audience: audience, expiry: claims.ExpiresAt.Time}
+	if claims.NotBefore != nil {
+		vt.notBefore = claims.NotBefore.Time
+	}
+	if claims.IssuedAt != nil && claims.IssuedAt.After(vt.notBefore) {
+		vt.notBefore = claims.IssuedAt.Time
+	}
+	if t.verifiedSize.Add(1) > maxVerified {
+		t.verified.Clear()
+		t.verifiedSize.Store(1)
+	}
+	t.verified.Store(raw, vt)
 	return claims.Subject, nil
 }
 

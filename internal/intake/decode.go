@@ -2,10 +2,6 @@ package intake
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -65,55 +61,71 @@ type Request struct {
 	Ignored []string
 }
 
+// maxIgnored bounds the ignoredFields listed back to the caller.
+const maxIgnored = 100
+
 // Decode reads body as a save request of data type dt. today bounds
 // dateOfBirth. The error, when not nil, is an *Error.
 func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) {
-	obj, err := object(body)
-	if err != nil {
-		return nil, &Error{Code: InvalidJSON, DataType: dt}
-	}
-	req := &Request{DataType: dt, Patch: make(record.Patch, len(obj))}
-	raws := make(map[string]any, len(obj))
-	var notAllowed, twice []string
-	for key, raw := range obj {
-		f, ok := Lookup(key)
-		switch {
-		case !ok:
-			req.Ignored = append(req.Ignored, key)
+	var (
+		req               = &Request{DataType: dt}
+		raws              [maxFields]value // by catalogue index; kind 0: not given
+		notAllowed, twice []string
+		badKey            bool
+	)
+	err := members(body, func(k, v value) {
+		key, ok := k.str()
+		if !ok {
+			badKey = true
+			return
+		}
+		i, ok := index(key)
+		if !ok {
+			if len(req.Ignored) < maxIgnored {
+				req.Ignored = append(req.Ignored, key)
+			}
+			return
+		}
+		switch f := &Fields[i]; {
 		case !f.Allows(dt):
 			notAllowed = appendOnce(notAllowed, f.Name)
+		case raws[i].kind != 0 && (raws[i].kind != v.kind || !bytes.Equal(raws[i].raw, v.raw)):
+			twice = appendOnce(twice, f.Name)
 		default:
-			if prev, seen := raws[f.Name]; seen && !reflect.DeepEqual(prev, raw) {
-				twice = appendOnce(twice, f.Name)
-			}
-			raws[f.Name] = raw
+			raws[i] = v
 		}
+	})
+	if err != nil || badKey {
+		return nil, &Error{Code: InvalidJSON, DataType: dt}
 	}
 	if len(notAllowed) > 0 {
 		slices.Sort(notAllowed)
 		return nil, &Error{Code: NotAllowed, DataType: dt, Fields: notAllowed}
 	}
-	if missing := missingRequired(raws); len(missing) > 0 {
+	if missing := missingRequired(&raws); len(missing) > 0 {
 		return nil, &Error{Code: Missing, DataType: dt, Fields: missing}
 	}
+	req.Patch = make(record.Patch, len(Fields))
 	var errs []FieldError
-	for _, name := range twice {
-		errs = append(errs, FieldError{name, "given twice, under two names, with different values"})
-	}
-	for name, raw := range raws {
-		if slices.Contains(twice, name) {
-			continue
-		}
-		if msg := req.set(lookup[fold(name)], raw, today); msg != "" {
-			errs = append(errs, FieldError{name, msg})
+	for i := range Fields {
+		f := &Fields[i]
+		switch {
+		case raws[i].kind == 0:
+		case slices.Contains(twice, f.Name):
+			errs = append(errs, FieldError{f.Name, "given twice with different values"})
+		default:
+			if msg := req.set(f, raws[i], today); msg != "" {
+				errs = append(errs, FieldError{f.Name, msg})
+			}
 		}
 	}
 	if len(errs) > 0 {
-		slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
 		names := make([]string, len(errs))
 		for i, e := range errs {
 			names[i] = e.Field
 		}
+		slices.Sort(names)
+		slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
 		return nil, &Error{Code: Invalid, DataType: dt, Fields: names, Errors: errs}
 	}
 	slices.Sort(req.Ignored)
@@ -121,8 +133,8 @@ func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) 
 }
 
 // set coerces raw into the patch; it returns a message for an invalid value.
-func (req *Request) set(f *Field, raw any, today time.Time) string {
-	if raw == nil {
+func (req *Request) set(f *Field, raw value, today time.Time) string {
+	if raw.kind == 'n' {
 		if f.Name != record.FieldPatientUUID {
 			req.Patch[f.Name] = nil // clears; required fields were checked before
 		}
@@ -147,41 +159,24 @@ func (req *Request) set(f *Field, raw any, today time.Time) string {
 }
 
 // missingRequired lists the required fields absent, null or empty.
-func missingRequired(raws map[string]any) []string {
+func missingRequired(raws *[maxFields]value) []string {
 	var missing []string
 	for i := range Fields {
 		f := &Fields[i]
 		if !f.Required {
 			continue
 		}
-		switch v := raws[f.Name].(type) {
-		case nil:
+		switch v := raws[i]; v.kind {
+		case 0, 'n':
 			missing = append(missing, f.Name)
-		case string:
-			if strings.TrimSpace(v) == "" {
+		case '"':
+			if s, _ := v.str(); strings.TrimSpace(s) == "" {
 				missing = append(missing, f.Name)
 			}
 		}
 	}
 	slices.Sort(missing)
 	return missing
-}
-
-// object decodes body as exactly one JSON object.
-func object(body []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, err
-	}
-	if obj == nil {
-		return nil, errors.New("not an object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the object")
-	}
-	return obj, nil
 }
 
 func appendOnce(s []string, v string) []string {

@@ -271,3 +271,23 @@ func TestEveryFieldIsInTheSeedTables(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeKeysGivenTwiceOrEscaped(t *testing.T) {
+	t.Parallel()
+	if _, ierr := decode(t, `{`+base+`,"city":"A","city":"B"}`, record.NonSensitive); ierr == nil || ierr.Error() != "Invalid field(s): city" {
+		t.Fatalf("one key twice with different values: %v", ierr)
+	}
+	if req, ierr := decode(t, `{`+base+`,"city":"A","city":"A"}`, record.NonSensitive); ierr != nil || req.Patch["city"] != "A" {
+		t.Fatalf("one key twice with the same value: %v", ierr)
+	}
+	req, ierr := decode(t, `{`+base+`,"first\u005fname":"Zo\u00eb \"Z\""}`, record.NonSensitive)
+	if ierr != nil || req.Patch["firstName"] != `Zoë "Z"` {
+		t.Fatalf("escaped key and value: %v %v", req, ierr)
+	}
+	if _, ierr := decode(t, "{"+base+",\"city\":\"a\xffb\"}", record.NonSensitive); ierr == nil || ierr.Code != intake.Invalid {
+		t.Fatalf("invalid UTF-8 in a value: %v", ierr)
+	}
+	if _, ierr := decode(t, "{"+base+",\"ci\xfety\":1}", record.NonSensitive); ierr == nil || ierr.Code != intake.InvalidJSON {
+		t.Fatalf("invalid UTF-8 in a key: %v", ierr)
+	}
+}

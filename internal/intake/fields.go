@@ -1,8 +1,6 @@
 package intake
 
 import (
-	"strings"
-
 	"github.com/pads-dev/pads/internal/record"
 )
 
@@ -118,39 +116,71 @@ var Fields = []Field{
 	num("ibi", 100, 3000),
 }
 
-// lookup maps a folded name (see fold) to its field.
-var lookup = func() map[string]*Field {
-	m := make(map[string]*Field)
+// maxFields bounds the catalogue, so Decode can keep values in arrays.
+const maxFields = 64
+
+// lookup maps a folded name (see fold) to the index of its field.
+var lookup = func() map[string]int {
+	if len(Fields) > maxFields {
+		panic("intake: raise maxFields")
+	}
+	m := make(map[string]int)
 	for i := range Fields {
 		f := &Fields[i]
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
-			k := fold(n)
-			if _, dup := m[k]; dup {
-				panic("intake: two fields fold to " + k)
+			var buf [maxKeyLen]byte
+			k, _ := fold(n, &buf)
+			if _, dup := m[string(k)]; dup {
+				panic("intake: two fields fold to " + string(k))
 			}
-			m[k] = f
+			m[string(k)] = i
 		}
 	}
 	return m
 }()
 
+// maxKeyLen is the longest key that can name a field; longer keys are
+// unknown without being folded.
+const maxKeyLen = 64
+
 // Lookup returns the canonical field an inbound key names, if any.
 func Lookup(key string) (*Field, bool) {
-	f, ok := lookup[fold(key)]
-	return f, ok
+	i, ok := index(key)
+	if !ok {
+		return nil, false
+	}
+	return &Fields[i], true
 }
 
-// fold removes '_', '-', '.' and spaces and lower-cases the rest, so that
-// first_name, FirstName and first-name all name firstName.
-func fold(key string) string {
-	var b strings.Builder
-	b.Grow(len(key))
-	for _, r := range key {
-		switch r {
-		case '_', '-', '.', ' ':
-			continue
-		}
-		b.WriteRune(r)
+func index(key string) (int, bool) {
+	var buf [maxKeyLen]byte
+	k, ok := fold(key, &buf)
+	if !ok {
+		return 0, false
 	}
-	return strings.ToLower(b.String())
+	i, ok := lookup[string(k)] // no allocation: the compiler looks up []byte keys in place
+	return i, ok
+}
+
+// fold removes '_', '-', '.' and spaces and lower-cases ASCII letters, so
+// that first_name, FirstName and first-name all name firstName. It works in
+// buf and reports false for a key too long or not ASCII: no field has such a
+// name, and ASCII-only folding keeps look-alike Unicode letters (the Kelvin
+// sign folds to 'k') from naming fields.
+func fold(key string, buf *[maxKeyLen]byte) ([]byte, bool) {
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+			continue
+		case c >= 0x80 || n == maxKeyLen:
+			return nil, false
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return buf[:n], true
 }

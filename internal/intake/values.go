@@ -1,7 +1,6 @@
 package intake
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/mail"
@@ -15,10 +14,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// coerce reads raw (a value from encoding/json with UseNumber) as a value of
-// field f. The returned message, when not empty, says what is wrong without
+// coerce reads raw as a value of field f. The returned message, when not empty, says what is wrong without
 // repeating the value. skip reports an empty string: "not given".
-func coerce(f *Field, raw any, today time.Time) (v any, skip bool, msg string) {
+func coerce(f *Field, raw value, today time.Time) (v any, skip bool, msg string) {
 	switch f.Kind {
 	case KindNumber:
 		n, msg := number(raw)
@@ -62,13 +60,14 @@ func coerce(f *Field, raw any, today time.Time) (v any, skip bool, msg string) {
 }
 
 // number accepts a JSON number or a string holding a decimal number.
-func number(raw any) (float64, string) {
+func number(raw value) (float64, string) {
 	var s string
-	switch v := raw.(type) {
-	case json.Number:
-		s = string(v)
-	case string:
-		s = strings.TrimSpace(v)
+	switch raw.kind {
+	case '0':
+		s = string(raw.raw)
+	case '"':
+		t, _ := raw.str()
+		s = strings.TrimSpace(t)
 		if !isDecimal(s) {
 			return 0, "must be a number"
 		}
@@ -119,20 +118,23 @@ func isDecimal(s string) bool {
 
 // boolean accepts true/false, the strings true false yes no 1 0 in any case,
 // and the numbers 1 and 0.
-func boolean(raw any) (bool, string) {
+func boolean(raw value) (bool, string) {
 	const msg = "must be true or false"
-	switch v := raw.(type) {
-	case bool:
-		return v, ""
-	case json.Number:
-		switch f, err := v.Float64(); {
+	switch raw.kind {
+	case 't':
+		return true, ""
+	case 'f':
+		return false, ""
+	case '0':
+		switch f, err := strconv.ParseFloat(string(raw.raw), 64); {
 		case err == nil && f == 1:
 			return true, ""
 		case err == nil && f == 0:
 			return false, ""
 		}
-	case string:
-		switch strings.ToLower(strings.TrimSpace(v)) {
+	case '"':
+		t, _ := raw.str()
+		switch strings.ToLower(strings.TrimSpace(t)) {
 		case "true", "yes", "1":
 			return true, ""
 		case "false", "no", "0":
@@ -143,19 +145,32 @@ func boolean(raw any) (bool, string) {
 }
 
 // text accepts a string, or a number kept as its decimal text.
-func text(raw any) (string, string) {
+func text(raw value) (string, string) {
+	const badText = "must not contain control characters or invalid UTF-8"
 	var s string
-	switch v := raw.(type) {
-	case string:
-		s = strings.TrimSpace(v)
-	case json.Number:
-		s = string(v)
+	switch raw.kind {
+	case '"':
+		t, ok := raw.str()
+		if !ok {
+			return "", badText
+		}
+		s = strings.TrimSpace(t)
+	case '0':
+		return string(raw.raw), ""
 	default:
 		return "", "must be a string"
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return "", "must not contain control characters or invalid UTF-8"
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return "", badText
+		}
+		if s[i] >= 0x80 { // rare: check the runes of non-ASCII text
+			for _, r := range s[i:] {
+				if unicode.IsControl(r) {
+					return "", badText
+				}
+			}
+			break
 		}
 	}
 	return s, ""

@@ -50,7 +50,8 @@ type Saver struct {
 
 // Save applies req by the four create-or-update rules.
 func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, error) {
-	row, found, err := s.find(ctx, tx, req)
+	email := NormalizeEmail(req.Email)
+	row, found, err := s.find(ctx, tx, req, email)
 	if err != nil {
 		return SaveResult{}, err
 	}
@@ -76,10 +77,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	rec.UpdatedAt = now
 	triggers := rec.Advance(now)
 
-	row, err = s.seal(row.ID, rec, req.Email)
-	if err != nil {
-		return SaveResult{}, err
-	}
+	row = s.seal(row.ID, rec, email)
 	if found {
 		err = tx.Update(ctx, &row)
 	} else {
@@ -95,7 +93,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	return res, nil
 }
 
-func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest) (Row, bool, error) {
+func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest, email string) (Row, bool, error) {
 	var (
 		row   Row
 		found bool
@@ -104,7 +102,7 @@ func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest) (Row, bool, er
 	if req.PatientUUID != "" {
 		row, found, err = tx.ByKey(ctx, record.Key{ClientID: req.ClientID, PatientUUID: req.PatientUUID, AssessmentType: req.AssessmentType})
 	} else {
-		row, found, err = tx.ByEmail(ctx, req.ClientID, req.AssessmentType, s.Keys.Indexes(NormalizeEmail(req.Email)))
+		row, found, err = tx.ByEmail(ctx, req.ClientID, req.AssessmentType, s.Keys.Indexes(email))
 	}
 	if err != nil {
 		return Row{}, false, fmt.Errorf("find record: %w", err)
@@ -142,11 +140,9 @@ func associatedData(k record.Key) []byte {
 	return []byte("pads record v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType)
 }
 
-func (s *Saver) seal(id int64, rec record.Record, email string) (Row, error) {
-	plain, err := json.Marshal(rec.Fields)
-	if err != nil {
-		return Row{}, fmt.Errorf("encode record: %w", err)
-	}
+// seal builds the row of rec; email is normalized.
+func (s *Saver) seal(id int64, rec record.Record, email string) Row {
+	plain := appendFields(make([]byte, 0, 1024), rec.Fields)
 	return Row{
 		ID:                    id,
 		Key:                   rec.Key,
@@ -157,7 +153,7 @@ func (s *Saver) seal(id int64, rec record.Record, email string) (Row, error) {
 		UpdatedAt:             rec.UpdatedAt,
 		FormCompletedAt:       rec.FormCompletedAt,
 		AssessmentCompletedAt: rec.AssessmentCompletedAt,
-	}, nil
+	}
 }
 
 // Open decrypts a row into its record.

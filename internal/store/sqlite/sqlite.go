@@ -3,9 +3,9 @@
 //
 // SQLite has one writer at a time, so the store has exactly one: a goroutine
 // that owns the write connection and commits saves in batches (group
-// commit). Each save in a batch runs inside its own savepoint, so one failed
-// save does not fail its neighbours, and every caller is answered only after
-// the COMMIT that made its save durable. Reads use a separate pool.
+// commit). A save that fails alone does not fail its neighbours (the batch
+// is run again without it), and every caller is answered only after the
+// COMMIT that made its save durable. Reads use a separate pool.
 package sqlite
 
 import (
@@ -30,6 +30,7 @@ type Store struct {
 	writeDB *sql.DB
 	readDB  *sql.DB
 	w       *writer
+	ckpt    *checkpointer
 }
 
 var _ store.Store = (*Store)(nil)
@@ -41,6 +42,9 @@ func dsn(path string, readOnly bool) string {
 	}
 	return d
 }
+
+// checkpointEvery is how often the background checkpointer runs.
+const checkpointEvery = 250 * time.Millisecond
 
 // Open opens (creating if needed, mode 0600) the database file at path and
 // runs its migrations.
@@ -66,6 +70,9 @@ func Open(ctx context.Context, path string, cfg store.Config) (*Store, error) {
 	}
 	s.writeDB.SetMaxOpenConns(1)
 	conn, err := s.writeDB.Conn(ctx)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0")
+	}
 	if err != nil {
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -82,8 +89,15 @@ func Open(ctx context.Context, path string, cfg store.Config) (*Store, error) {
 	}
 	s.readDB.SetMaxOpenConns(8)
 	s.readDB.SetMaxIdleConns(8)
+	if s.ckpt, err = startCheckpointer(path, checkpointEvery); err != nil {
+		s.readDB.Close()
+		conn.Close()
+		s.writeDB.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
 	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
 	if err != nil {
+		s.ckpt.stop()
 		s.readDB.Close()
 		conn.Close()
 		s.writeDB.Close()
@@ -141,5 +155,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close stops taking saves, commits those queued, and closes the database.
 func (s *Store) Close() error {
 	s.w.stop()
+	s.ckpt.stop()
 	return errors.Join(s.readDB.Close(), s.writeDB.Close())
 }

@@ -31,8 +31,6 @@ type writer struct {
 	quit     chan struct{}
 	stopped  chan struct{}
 	stopOnce sync.Once
-
-	savepoint, release, rollbackTo *sql.Stmt
 }
 
 func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg store.Config) (*writer, error) {
@@ -42,15 +40,6 @@ func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg st
 	}
 	w := &writer{conn: conn, tx: t, saver: saver, cfg: cfg,
 		ops: make(chan *op, cfg.MaxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
-	for _, p := range []struct {
-		stmt **sql.Stmt
-		sql  string
-	}{{&w.savepoint, "SAVEPOINT save"}, {&w.release, "RELEASE save"}, {&w.rollbackTo, "ROLLBACK TO save"}} {
-		if *p.stmt, err = conn.PrepareContext(ctx, p.sql); err != nil {
-			t.close()
-			return nil, err
-		}
-	}
 	go w.run()
 	return w, nil
 }
@@ -119,56 +108,60 @@ func (w *writer) collect(batch []*op) []*op {
 }
 
 func (w *writer) commit(batch []*op) {
-	ctx := context.Background()
 	defer func() {
 		for _, o := range batch {
 			close(o.done)
 		}
 	}()
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		for _, o := range batch {
-			o.err = fmt.Errorf("begin: %w", err)
-		}
-		return
-	}
-	written := 0
+	live := make([]*op, 0, len(batch))
 	for _, o := range batch {
 		if err := o.ctx.Err(); err != nil {
 			o.err = err // the caller gave up before its turn: write nothing
 			continue
 		}
-		o.err = w.apply(ctx, o)
-		if o.err == nil {
-			written++
+		live = append(live, o)
+	}
+	// Saves rarely fail one by one (a damaged row, say). When one does, the
+	// transaction is rolled back and run again without it: nothing in it
+	// was acknowledged yet, and the happy path needs no savepoints.
+	for len(live) > 0 {
+		failed, err := w.try(live)
+		if failed < 0 {
+			if err != nil {
+				for _, o := range live {
+					o.res, o.err = store.SaveResult{}, err
+				}
+				return
+			}
+			w.cfg.ObserveBatch(len(live))
+			return
 		}
+		live[failed].err = err
+		live = append(live[:failed], live[failed+1:]...)
+	}
+}
+
+// try runs ops in one transaction. It returns the index of the save that
+// failed (the transaction is then rolled back), or -1 and the error of
+// BEGIN or COMMIT, which fails them all.
+func (w *writer) try(ops []*op) (int, error) {
+	ctx := context.Background()
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return -1, fmt.Errorf("begin: %w", err)
+	}
+	for i, o := range ops {
+		res, err := w.saver.Save(ctx, w.tx, o.req)
+		if err != nil {
+			w.conn.ExecContext(ctx, "ROLLBACK")
+			return i, err
+		}
+		o.res = res
 	}
 	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
 		w.conn.ExecContext(ctx, "ROLLBACK")
-		for _, o := range batch {
-			if o.err == nil {
-				o.res, o.err = store.SaveResult{}, fmt.Errorf("commit: %w", err)
-			}
-		}
-		return
+		return -1, fmt.Errorf("commit: %w", err)
 	}
-	w.cfg.ObserveBatch(written)
-}
-
-// apply runs one save in its own savepoint, so its failure leaves the rest
-// of the batch intact.
-func (w *writer) apply(ctx context.Context, o *op) error {
-	if _, err := w.savepoint.ExecContext(ctx); err != nil {
-		return err
-	}
-	res, err := w.saver.Save(ctx, w.tx, o.req)
-	if err != nil {
-		w.rollbackTo.ExecContext(ctx)
-	}
-	if _, rerr := w.release.ExecContext(ctx); rerr != nil && err == nil {
-		err = rerr
-	}
-	o.res = res
-	return err
+	return -1, nil
 }
 
 // stop commits what is queued, then closes the connection.
@@ -176,9 +169,6 @@ func (w *writer) stop() {
 	w.stopOnce.Do(func() {
 		close(w.quit)
 		<-w.stopped
-		for _, st := range []*sql.Stmt{w.savepoint, w.release, w.rollbackTo} {
-			st.Close()
-		}
 		w.tx.close()
 		w.conn.Close()
 	})

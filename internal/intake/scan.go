@@ -1,0 +1,141 @@
+package intake
+
+import (
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// value is one member value of the body's top-level object, as raw bytes.
+type value struct {
+	kind    byte   // '"' string, '0' number, 't' true, 'f' false, 'n' null, '{' or '[' composite
+	raw     []byte // the literal; for strings, with its quotes
+	escaped bool   // a string holding backslash escapes
+}
+
+// str returns a string value's text, unescaped. ok is false for invalid
+// UTF-8, which no field accepts.
+func (v value) str() (string, bool) {
+	if !v.escaped {
+		s := v.raw[1 : len(v.raw)-1]
+		return string(s), utf8.Valid(s)
+	}
+	var s string
+	if json.Unmarshal(v.raw, &s) != nil {
+		return "", false
+	}
+	return s, !containsRuneError(s)
+}
+
+func containsRuneError(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError {
+			return true
+		}
+	}
+	return false
+}
+
+var errNotObject = errors.New("not one JSON object")
+
+// members calls fn for each member of body's top-level object, in order.
+//
+// encoding/json validates the whole body first (json.Valid allocates
+// nothing); the walk below may then assume well-formed JSON and only find
+// where each key and value begins and ends. It is the save path's decoder:
+// decoding into map[string]any cost three times as much and could not see a
+// key given twice.
+func members(body []byte, fn func(key value, v value)) error {
+	if !json.Valid(body) {
+		return errNotObject
+	}
+	i := skipSpace(body, 0)
+	if body[i] != '{' {
+		return errNotObject
+	}
+	i = skipSpace(body, i+1)
+	if body[i] == '}' {
+		return nil
+	}
+	for {
+		key, end := scanValue(body, i)
+		i = skipSpace(body, end) // at ':'
+		i = skipSpace(body, i+1) // at the value
+		v, end := scanValue(body, i)
+		fn(key, v)
+		i = skipSpace(body, end)
+		if body[i] == '}' {
+			return nil
+		}
+		i = skipSpace(body, i+1) // past ','
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanValue returns the valid JSON value starting at b[i] and the index
+// just past it.
+func scanValue(b []byte, i int) (value, int) {
+	switch c := b[i]; c {
+	case '"':
+		end, esc := scanString(b, i)
+		return value{kind: '"', raw: b[i:end], escaped: esc}, end
+	case '{', '[':
+		end := scanComposite(b, i)
+		return value{kind: c, raw: b[i:end]}, end
+	case 't':
+		return value{kind: 't', raw: b[i : i+4]}, i + 4
+	case 'f':
+		return value{kind: 'f', raw: b[i : i+5]}, i + 5
+	case 'n':
+		return value{kind: 'n', raw: b[i : i+4]}, i + 4
+	}
+	j := i
+	for j < len(b) && isNumberByte(b[j]) {
+		j++
+	}
+	return value{kind: '0', raw: b[i:j]}, j
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// scanString returns the index past the string starting at b[i] and
+// whether it holds escapes.
+func scanString(b []byte, i int) (int, bool) {
+	esc := false
+	for j := i + 1; ; j++ {
+		switch b[j] {
+		case '\\':
+			esc = true
+			j++
+		case '"':
+			return j + 1, esc
+		}
+	}
+}
+
+// scanComposite returns the index past the object or array at b[i].
+func scanComposite(b []byte, i int) int {
+	depth := 0
+	for j := i; ; j++ {
+		switch b[j] {
+		case '"':
+			end, _ := scanString(b, j)
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+}

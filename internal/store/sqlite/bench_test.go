@@ -1,0 +1,43 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlite"
+	"github.com/pads-dev/pads/internal/store/storetest"
+)
+
+// BenchmarkSaveParallel measures durable creates from 64 concurrent callers,
+// the shape group commit is built for. Run with:
+//
+//	go test -run '^$' -bench SaveParallel ./internal/store/sqlite
+func BenchmarkSaveParallel(b *testing.B) {
+	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(b, "e1")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	patch := record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "a@example.com",
+		"heartRateBpm": 72.0, "systolicBloodPressureMmhg": 118.0, "diastolicBloodPressureMmhg": 76.0, "oxygen": 98.0,
+		"riskBmi": 24.7, "smokerRiskStatus": "never", "rmssd": 42.5, "ibi": 830.0, "diabetic": false}
+	b.SetParallelism(32) // 64 callers on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			id := uuid.NewString()
+			_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
+				PatientUUID: id, Email: id + "@example.com", FunnelID: "acme-main", Patch: patch, FullSubscription: true})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
