@@ -69,10 +69,10 @@ func (b *lockedBuffer) String() string {
 
 // server is one pads process started in-process through run().
 type server struct {
-	t       *testing.T
-	base    string
-	dataDir string
-	logs    *lockedBuffer
+	t    *testing.T
+	base string
+	logs *lockedBuffer
+	stop func() // shuts pads down and waits for it
 }
 
 func startServer(t *testing.T) *server {
@@ -82,6 +82,12 @@ func startServer(t *testing.T) *server {
 	if err := os.WriteFile(path, []byte(testConfig(filepath.Join(dir, "data"))), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return startServerAt(t, path)
+}
+
+// startServerAt runs pads in-process on the config file at path.
+func startServerAt(t *testing.T, path string) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &lockedBuffer{}
 	done := make(chan struct{})
@@ -90,15 +96,16 @@ func startServer(t *testing.T) *server {
 		runErr = run(ctx, []string{"serve", "--config", path}, func(string) string { return "" }, io.Discard, logs)
 		close(done)
 	}()
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		cancel()
 		<-done
 		if runErr != nil {
 			t.Errorf("run: %v", runErr)
 		}
 	})
+	t.Cleanup(stop)
 	addr := waitForAddr(t, logs.String, done, func() error { return runErr })
-	return &server{t: t, base: "http://" + addr, dataDir: filepath.Join(dir, "data"), logs: logs}
+	return &server{t: t, base: "http://" + addr, logs: logs, stop: stop}
 }
 
 var listeningRE = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)

@@ -1,6 +1,7 @@
 // Command pads is the Patient Assessment Data Service.
 //
 //	pads serve [--config FILE] [--listen ADDR]   run the API
+//	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
 //	pads version
@@ -40,7 +41,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: pads serve [--config FILE] | pads keys api|secret | pads version")
+var errUsage = errors.New("usage: pads serve [--config FILE] [--listen ADDR] | pads records reseal [--config FILE] | pads keys api|secret | pads version")
 
 // run is the whole program; tests call it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "records":
+		return records(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keys(args[1:], stdout)
 	case "version":

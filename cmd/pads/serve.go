@@ -108,15 +108,7 @@ type app struct {
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
-	keys, generated, err := config.LoadKeys(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if generated {
-		logger.Warn("generated new secrets; back this file up: losing it loses every stored record",
-			"file", filepath.Join(cfg.DataDir, config.SecretsFile))
-	}
-	keyring, err := seal.NewKeyring(sealKeys(keys.Encryption))
+	keys, err := loadKeys(cfg, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +119,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	a := &app{logger: logger, metrics: metrics.New()}
 	a.live.Store(cfg)
 	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
-	a.store, err = openStore(ctx, cfg.Database, store.Config{Keys: keyring, ObserveBatch: a.metrics.ObserveSaveBatch})
+	a.store, err = openStore(ctx, cfg, keys, a.metrics.ObserveSaveBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +130,30 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	return a, nil
 }
 
-func openStore(ctx context.Context, database string, cfg store.Config) (store.Store, error) {
-	if path, ok := strings.CutPrefix(database, "sqlite://"); ok {
-		return sqlite.Open(ctx, path, cfg)
+// loadKeys returns the service's secrets, generating them on first start.
+func loadKeys(cfg *config.Config, logger *slog.Logger) (config.Keys, error) {
+	keys, generated, err := config.LoadKeys(cfg)
+	if err != nil {
+		return config.Keys{}, err
 	}
-	return nil, fmt.Errorf("database %s: only sqlite:// is supported by this version", strings.SplitN(database, ":", 2)[0])
+	if generated {
+		logger.Warn("generated new secrets; back this file up: losing it loses every stored record",
+			"file", filepath.Join(cfg.DataDir, config.SecretsFile))
+	}
+	return keys, nil
+}
+
+// openStore opens the config's database with its encryption keys.
+func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, observeBatch func(int)) (store.Store, error) {
+	keyring, err := seal.NewKeyring(sealKeys(keys.Encryption))
+	if err != nil {
+		return nil, err
+	}
+	sc := store.Config{Keys: keyring, ObserveBatch: observeBatch}
+	if path, ok := strings.CutPrefix(cfg.Database, "sqlite://"); ok {
+		return sqlite.Open(ctx, path, sc)
+	}
+	return nil, fmt.Errorf("database %s: only sqlite:// is supported by this version", strings.SplitN(cfg.Database, ":", 2)[0])
 }
 
 // reloadOnHUP re-reads the config on SIGHUP. An invalid file is rejected

@@ -156,6 +156,20 @@ func (s *Saver) seal(id int64, rec record.Record, email string) Row {
 	}
 }
 
+// Reseal returns row sealed under the first key, and whether that changed
+// anything. The email index is recomputed under the first key too.
+func (s *Saver) Reseal(row Row) (Row, bool, error) {
+	if s.Keys.KeyID(row.Sealed) == s.Keys.PrimaryID() {
+		return row, false, nil
+	}
+	rec, err := s.Open(row)
+	if err != nil {
+		return row, false, err
+	}
+	email, _ := rec.Fields.String(record.FieldEmail)
+	return s.seal(row.ID, rec, NormalizeEmail(email)), true, nil
+}
+
 // Open decrypts a row into its record.
 func (s *Saver) Open(row Row) (record.Record, error) {
 	plain, err := s.Keys.Open(row.Sealed, associatedData(row.Key))

@@ -38,6 +38,10 @@ type Store interface {
 	// Events returns up to limit outbox events with an id above afterID,
 	// oldest first.
 	Events(ctx context.Context, afterID int64, limit int) ([]Event, error)
+	// Reseal rewrites every record not sealed under the keyring's first
+	// key, a page of records per transaction, so an old key can be retired.
+	// It runs beside live saves.
+	Reseal(ctx context.Context) (ResealReport, error)
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for saves under way, then releases the database.
@@ -76,6 +80,14 @@ type Event struct {
 	FunnelID  string
 	DataType  record.DataType
 	CreatedAt time.Time
+}
+
+// ResealReport says what Reseal did.
+type ResealReport struct {
+	// Resealed counts the records rewritten under the first key.
+	Resealed int
+	// Records counts the records by the id of the key sealing them, after.
+	Records map[string]int
 }
 
 // Config is what every driver needs besides its database address.

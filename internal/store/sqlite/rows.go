@@ -129,6 +129,24 @@ func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64) er
 	return err
 }
 
+// page returns up to n rows with an id above after, in id order.
+func (t *tx) page(ctx context.Context, after int64, n int) ([]store.Row, error) {
+	rows, err := t.conn.QueryContext(ctx, selectRow+" WHERE id > ? ORDER BY id LIMIT ?", after, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Row
+	for rows.Next() {
+		r, _, err := scanRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 func (t *tx) close() {
 	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event} {
 		if st != nil {

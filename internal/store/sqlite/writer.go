@@ -9,10 +9,12 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-// op is one save waiting for a group commit.
+// op is one save waiting for a group commit, or, with fn set, another
+// piece of work that must run on the writer (Reseal's pages).
 type op struct {
 	ctx  context.Context
 	req  store.SaveRequest
+	fn   func(ctx context.Context, t *tx) error
 	res  store.SaveResult
 	err  error
 	done chan struct{}
@@ -48,7 +50,17 @@ func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg st
 // queued, it waits even if ctx ends: the caller must not be told "failed"
 // about a save that may commit.
 func (w *writer) save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
-	o := &op{ctx: ctx, req: req, done: make(chan struct{})}
+	return w.submit(&op{ctx: ctx, req: req, done: make(chan struct{})})
+}
+
+// do runs fn on the writer inside a transaction, like a save.
+func (w *writer) do(ctx context.Context, fn func(ctx context.Context, t *tx) error) error {
+	_, err := w.submit(&op{ctx: ctx, fn: fn, done: make(chan struct{})})
+	return err
+}
+
+func (w *writer) submit(o *op) (store.SaveResult, error) {
+	ctx := o.ctx
 	select {
 	case w.ops <- o:
 	case <-w.quit:
@@ -150,7 +162,13 @@ func (w *writer) try(ops []*op) (int, error) {
 		return -1, fmt.Errorf("begin: %w", err)
 	}
 	for i, o := range ops {
-		res, err := w.saver.Save(ctx, w.tx, o.req)
+		var res store.SaveResult
+		var err error
+		if o.fn != nil {
+			err = o.fn(ctx, w.tx)
+		} else {
+			res, err = w.saver.Save(ctx, w.tx, o.req)
+		}
 		if err != nil {
 			w.conn.ExecContext(ctx, "ROLLBACK")
 			return i, err

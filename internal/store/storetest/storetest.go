@@ -41,6 +41,7 @@ func Run(t *testing.T, newDB NewDatabase) {
 		{"ConcurrentUpdatesLoseNoField", testConcurrentUpdates},
 		{"SurvivesReopen", testReopen},
 		{"KeyRotation", testKeyRotation},
+		{"ResealRewritesOldRecords", testReseal},
 		{"ClosedStoreRefusesSaves", testClosed},
 	}
 	for _, tt := range tests {
@@ -321,6 +322,40 @@ func testKeyRotation(t *testing.T, o Opener) {
 	}
 	if r := save(t, onlyNew, req("acme", "", "ada@example.com", nil)); r.Created {
 		t.Fatal("the record was re-indexed under the new key")
+	}
+}
+
+func testReseal(t *testing.T, o Opener) {
+	s := open(t, o, "e1")
+	const n = 450 // more than one page
+	uuids := make([]string, n)
+	for i := range n {
+		uuids[i] = save(t, s, req("acme", "", fmt.Sprintf("p%d@example.com", i), record.Patch{"age": float64(i % 100)})).PatientUUID
+	}
+	s.Close()
+
+	rotated := open(t, o, "e2", "e1")
+	save(t, rotated, req("acme", uuids[0], "p0@example.com", nil)) // already rewritten under e2
+	rep, err := rotated.Reseal(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Resealed != n-1 || !reflect.DeepEqual(rep.Records, map[string]int{"e2": n}) {
+		t.Fatalf("Reseal = %+v, want %d resealed and all %d under e2", rep, n-1, n)
+	}
+	if rep, _ := rotated.Reseal(context.Background()); rep.Resealed != 0 {
+		t.Fatalf("a second Reseal rewrote %d records", rep.Resealed)
+	}
+	rotated.Close()
+
+	onlyNew := open(t, o, "e2")
+	for i, id := range uuids {
+		if got := get(t, onlyNew, "acme", id).Fields["age"]; got != float64(i%100) {
+			t.Fatalf("record %d after reseal: age %v", i, got)
+		}
+	}
+	if r := save(t, onlyNew, req("acme", "", "p7@example.com", nil)); r.Created || r.PatientUUID != uuids[7] {
+		t.Fatalf("email lookup after reseal without the old key: %+v", r)
 	}
 }
 
