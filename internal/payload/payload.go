@@ -1,0 +1,263 @@
+// Package payload turns a stored record into the two outbound payloads of
+// the product contract: non-sensitive (identity) and sensitive (health
+// results). It is pure: no I/O, no clock of its own.
+//
+// Every field of the seed's outbound tables is always present, null when it
+// cannot be given; nothing else of the record appears, and a non-sensitive
+// payload carries no health field.
+package payload
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/score"
+)
+
+// NonSensitive is the seed's "Outbound non-sensitive payload", in its order.
+type NonSensitive struct {
+	AssessmentType *string  `json:"assessmentType"`
+	FunnelID       *string  `json:"funnelID"`
+	UUID           *string  `json:"uuid"`
+	Email          *string  `json:"email"`
+	FirstName      *string  `json:"firstName"`
+	LastName       *string  `json:"lastName"`
+	PhoneNumber    *string  `json:"phoneNumber"`
+	ZipCode        *string  `json:"zipCode"`
+	BiologicalSex  *string  `json:"biologicalSex"`
+	Age            *float64 `json:"age"`
+	DateOfBirth    *string  `json:"dateOfBirth"`
+	City           *string  `json:"city"`
+	State          *string  `json:"state"`
+	IPAddress      *string  `json:"IPAddress"`
+	ContactConsent *bool    `json:"contactConsent"`
+	FormCompleted  *bool    `json:"formCompleted"`
+}
+
+// Sensitive is the seed's "Outbound sensitive payload", in its order.
+type Sensitive struct {
+	AssessmentType *string `json:"assessmentType"`
+	FunnelID       *string `json:"funnelID"`
+	UUID           *string `json:"uuid"`
+	Email          *string `json:"email"`
+
+	HealthCreditScore       *float64 `json:"healthCreditScore"`
+	SystolicBloodPressure   *float64 `json:"systolicBloodPressure"`
+	DiastolicBloodPressure  *float64 `json:"diastolicBloodPressure"`
+	HeartRateBpm            *float64 `json:"heartRateBpm"`
+	HeartRateVariabilityMs  *float64 `json:"heartRateVariabilityMs"`
+	BreathingRateBpm        *float64 `json:"breathingRateBpm"`
+	OxygenSaturationPercent *float64 `json:"oxygenSaturationPercent"`
+	Weight                  *float64 `json:"weight"`
+	Age                     *float64 `json:"age"`
+
+	ActivityScore         *float64 `json:"activityScore"`
+	ActivityScoreMax      float64  `json:"activityScoreMax"`
+	SleepScore            *float64 `json:"sleepScore"`
+	SleepScoreMax         float64  `json:"sleepScoreMax"`
+	EquilibriumScore      *float64 `json:"equilibriumScore"`
+	EquilibriumScoreMax   float64  `json:"equilibriumScoreMax"`
+	MetabolismScore       *float64 `json:"metabolismScore"`
+	MetabolismScoreMax    float64  `json:"metabolismScoreMax"`
+	OverallHealthScore    *float64 `json:"overallHealthScore"`
+	OverallHealthScoreMax float64  `json:"overallHealthScoreMax"`
+	RelaxationScore       *float64 `json:"relaxationScore"`
+	RelaxationScoreMax    float64  `json:"relaxationScoreMax"`
+
+	HealthCreditCategory         *string `json:"healthCreditCategory"`
+	BloodPressureCategory        *string `json:"bloodPressureCategory"`
+	HeartRateCategory            *string `json:"heartRateCategory"`
+	HeartRateVariabilityCategory *string `json:"heartRateVariabilityCategory"`
+	BreathingRateCategory        *string `json:"breathingRateCategory"`
+	OxygenSaturationCategory     *string `json:"oxygenSaturationCategory"`
+	ActivityCategory             *string `json:"activityCategory"`
+	SleepCategory                *string `json:"sleepCategory"`
+	EquilibriumCategory          *string `json:"equilibriumCategory"`
+	MetabolismCategory           *string `json:"metabolismCategory"`
+	OverallHealthCategory        *string `json:"overallHealthCategory"`
+	RelaxationCategory           *string `json:"relaxationCategory"`
+
+	StressIndex  *string `json:"stressIndex"`
+	Sex          *string `json:"sex"`
+	Height       *string `json:"height"`
+	SmokerStatus *string `json:"smokerStatus"`
+	Diabetic     *string `json:"diabetic"`
+	Hypertension *string `json:"hypertension"`
+	BPMedication *string `json:"bpMedication"`
+
+	AssessmentCompleted *bool `json:"assessmentCompleted"`
+}
+
+// For builds the payload of data type dt. at is when the payload is made;
+// age is computed at the assessment's completion when the record has one.
+func For(dt record.DataType, rec record.Record, at time.Time) any {
+	if dt == record.Sensitive {
+		return BuildSensitive(rec, at)
+	}
+	return BuildNonSensitive(rec, at)
+}
+
+// BuildNonSensitive makes the non-sensitive payload of rec.
+func BuildNonSensitive(rec record.Record, at time.Time) NonSensitive {
+	f := rec.Fields
+	return NonSensitive{
+		AssessmentType: str(f, "assessmentType"),
+		FunnelID:       str(f, "funnelID"),
+		UUID:           str(f, "patientUUID"),
+		Email:          str(f, "email"),
+		FirstName:      str(f, "firstName"),
+		LastName:       str(f, "lastName"),
+		PhoneNumber:    str(f, "phoneNumber"),
+		ZipCode:        str(f, "zipCode"),
+		BiologicalSex:  str(f, "biologicalSex"),
+		Age:            score.Age(f, assessedAt(rec, at)),
+		DateOfBirth:    str(f, "dateOfBirth"),
+		City:           str(f, "city"),
+		State:          str(f, "state"),
+		IPAddress:      str(f, "IPAddress"),
+		ContactConsent: boolean(f, "contactConsent"),
+		FormCompleted:  boolean(f, "formCompleted"),
+	}
+}
+
+// BuildSensitive makes the sensitive payload of rec: its measurements and
+// the scoring model's results.
+func BuildSensitive(rec record.Record, at time.Time) Sensitive {
+	f := rec.Fields
+	r := score.Compute(score.FromRecord(f))
+	return Sensitive{
+		AssessmentType: str(f, "assessmentType"),
+		FunnelID:       str(f, "funnelID"),
+		UUID:           str(f, "patientUUID"),
+		Email:          str(f, "email"),
+
+		HealthCreditScore:       r.HealthCredit,
+		SystolicBloodPressure:   num(f, "systolicBloodPressureMmhg"),
+		DiastolicBloodPressure:  num(f, "diastolicBloodPressureMmhg"),
+		HeartRateBpm:            num(f, "heartRateBpm"),
+		HeartRateVariabilityMs:  num(f, "heartRateVariabilityMs"),
+		BreathingRateBpm:        num(f, "breathingRateBpm"),
+		OxygenSaturationPercent: num(f, "oxygen"),
+		Weight:                  WeightLb(f),
+		Age:                     score.Age(f, assessedAt(rec, at)),
+
+		ActivityScore: r.Activity, ActivityScoreMax: score.Max,
+		SleepScore: r.Sleep, SleepScoreMax: score.Max,
+		EquilibriumScore: r.Equilibrium, EquilibriumScoreMax: score.Max,
+		MetabolismScore: r.Metabolism, MetabolismScoreMax: score.Max,
+		OverallHealthScore: r.Overall, OverallHealthScoreMax: score.Max,
+		RelaxationScore: r.Relaxation, RelaxationScoreMax: score.Max,
+
+		HealthCreditCategory:         r.HealthCreditCategory,
+		BloodPressureCategory:        r.BloodPressureCategory,
+		HeartRateCategory:            r.HeartRateCategory,
+		HeartRateVariabilityCategory: r.HeartRateVariabilityCategory,
+		BreathingRateCategory:        r.BreathingRateCategory,
+		OxygenSaturationCategory:     r.OxygenSaturationCategory,
+		ActivityCategory:             r.ActivityCategory,
+		SleepCategory:                r.SleepCategory,
+		EquilibriumCategory:          r.EquilibriumCategory,
+		MetabolismCategory:           r.MetabolismCategory,
+		OverallHealthCategory:        r.OverallHealthCategory,
+		RelaxationCategory:           r.RelaxationCategory,
+
+		StressIndex:  r.StressIndex,
+		Sex:          str(f, "biologicalSex"),
+		Height:       Height(f),
+		SmokerStatus: SmokerStatus(f),
+		Diabetic:     yesNo(f, "diabetic"),
+		Hypertension: yesNo(f, "hypertension"),
+		BPMedication: yesNo(f, "hypertensionMedication"),
+
+		AssessmentCompleted: boolean(f, "assessmentCompleted"),
+	}
+}
+
+// assessedAt is when the assessment completed, or at if it has not.
+func assessedAt(rec record.Record, at time.Time) time.Time {
+	if !rec.AssessmentCompletedAt.IsZero() {
+		return rec.AssessmentCompletedAt
+	}
+	return at
+}
+
+// LbPerKg is the conversion the contract names: 1 kg = 2.20462 lb.
+const LbPerKg = 2.20462
+
+// WeightLb is the weight in pounds, one decimal: weightLb, else weightKg
+// converted.
+func WeightLb(f record.Fields) *float64 {
+	lb, ok := f.Number("weightLb")
+	if !ok {
+		kg, ok := f.Number("weightKg")
+		if !ok {
+			return nil
+		}
+		lb = kg * LbPerKg
+	}
+	v := math.Round(lb*10+1e-9) / 10
+	return &v
+}
+
+// Height is the height as feet and inches, like 5'10": rounded to the whole
+// inch, 12 inches carrying to a foot.
+func Height(f record.Fields) *string {
+	in := score.HeightInches(f)
+	if in == nil {
+		return nil
+	}
+	total := int(math.Round(*in + 1e-9))
+	s := fmt.Sprintf(`%d'%d"`, total/12, total%12)
+	return &s
+}
+
+// SmokerStatus is smokerRiskStatus when given (it carries more than yes or
+// no, e.g. "former"), else "Smoker" or "Non-smoker" from smoker.
+func SmokerStatus(f record.Fields) *string {
+	if s, ok := f.String("smokerRiskStatus"); ok {
+		return &s
+	}
+	if v, ok := f.Bool("smoker"); ok {
+		s := "Non-smoker"
+		if v {
+			s = "Smoker"
+		}
+		return &s
+	}
+	return nil
+}
+
+func str(f record.Fields, name string) *string {
+	if s, ok := f.String(name); ok {
+		return &s
+	}
+	return nil
+}
+
+func num(f record.Fields, name string) *float64 {
+	if v, ok := f.Number(name); ok {
+		return &v
+	}
+	return nil
+}
+
+func boolean(f record.Fields, name string) *bool {
+	if v, ok := f.Bool(name); ok {
+		return &v
+	}
+	return nil
+}
+
+func yesNo(f record.Fields, name string) *string {
+	v, ok := f.Bool(name)
+	if !ok {
+		return nil
+	}
+	s := "No"
+	if v {
+		s = "Yes"
+	}
+	return &s
+}

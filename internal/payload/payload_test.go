@@ -1,0 +1,182 @@
+package payload_test
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/payload"
+	"github.com/pads-dev/pads/internal/record"
+)
+
+// The seed's outbound tables, typed from the seed, not from the code.
+const (
+	seedNonSensitive = `assessmentType funnelID uuid email firstName lastName phoneNumber zipCode biologicalSex age
+		dateOfBirth city state IPAddress contactConsent formCompleted`
+	seedSensitive = `assessmentType funnelID uuid email
+		healthCreditScore systolicBloodPressure diastolicBloodPressure heartRateBpm heartRateVariabilityMs breathingRateBpm oxygenSaturationPercent weight age
+		activityScore activityScoreMax sleepScore sleepScoreMax equilibriumScore equilibriumScoreMax metabolismScore metabolismScoreMax overallHealthScore overallHealthScoreMax relaxationScore relaxationScoreMax
+		healthCreditCategory bloodPressureCategory heartRateCategory heartRateVariabilityCategory breathingRateCategory oxygenSaturationCategory activityCategory sleepCategory equilibriumCategory metabolismCategory overallHealthCategory relaxationCategory
+		stressIndex sex height smokerStatus diabetic hypertension bpMedication
+		assessmentCompleted`
+)
+
+func keys(t *testing.T, v any) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	return m
+}
+
+func TestPayloadFieldsAreExactlyTheSeedTables(t *testing.T) {
+	t.Parallel()
+	full := fullRecord()
+	for _, tt := range []struct {
+		name string
+		got  map[string]any
+		seed string
+	}{
+		{"non-sensitive, empty", keys(t, payload.BuildNonSensitive(record.Record{Fields: record.Fields{}}, now)), seedNonSensitive},
+		{"non-sensitive, full", keys(t, payload.BuildNonSensitive(full, now)), seedNonSensitive},
+		{"sensitive, empty", keys(t, payload.BuildSensitive(record.Record{Fields: record.Fields{}}, now)), seedSensitive},
+		{"sensitive, full", keys(t, payload.BuildSensitive(full, now)), seedSensitive},
+	} {
+		want := strings.Fields(tt.seed)
+		got := slices.Sorted(maps.Keys(tt.got))
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: fields %v, seed %v", tt.name, got, want)
+		}
+	}
+	// Unknown is null, never absent; the Max fields are always 100.
+	empty := keys(t, payload.BuildSensitive(record.Record{Fields: record.Fields{}}, now))
+	for k, v := range empty {
+		if strings.HasSuffix(k, "Max") {
+			if v != 100.0 {
+				t.Errorf("%s = %v, want 100", k, v)
+			}
+		} else if v != nil {
+			t.Errorf("%s = %v for an empty record, want null", k, v)
+		}
+	}
+	// Nothing of the full record beyond its non-sensitive fields leaks into
+	// the non-sensitive payload.
+	for k, v := range keys(t, payload.BuildNonSensitive(full, now)) {
+		if v == nil {
+			t.Errorf("non-sensitive %s is null for a full record", k)
+		}
+	}
+}
+
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func fullRecord() record.Record {
+	return record.Record{Fields: record.Fields{
+		"assessmentType": "faceScan", "funnelID": "acme-main", "patientUUID": "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f",
+		"email": "ada@example.com", "firstName": "Ada", "lastName": "Lovelace", "phoneNumber": "555-0100", "zipCode": "02134",
+		"biologicalSex": "female", "age": 36.0, "dateOfBirth": "1990-02-28", "city": "Boston", "state": "MA",
+		"IPAddress": "192.0.2.1", "contactConsent": true, "formCompleted": true, "assessmentCompleted": true,
+		"heartRateBpm": 62.0, "systolicBloodPressureMmhg": 118.0, "diastolicBloodPressureMmhg": 76.0, "oxygen": 98.0,
+		"breathingRateBpm": 14.0, "heartRateVariabilityMs": 55.0, "rmssd": 45.0, "weightKg": 60.0, "heightCm": 165.0,
+		"diabetic": false, "hypertension": false, "hypertensionMedication": false, "smoker": false,
+	}}
+}
+
+func TestConversions(t *testing.T) {
+	t.Parallel()
+	f := func(kv ...any) record.Fields {
+		out := record.Fields{}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
+		}
+		return out
+	}
+	heights := []struct {
+		fields record.Fields
+		want   string
+	}{
+		{f("heightFt", 5.0, "heightIn", 10.0), `5'10"`},
+		{f("heightIn", 70.0), `5'10"`},                 // a whole height in inches
+		{f("heightFt", 6.0), `6'0"`},                   // feet alone
+		{f("heightFt", 5.0, "heightIn", 11.6), `6'0"`}, // rounds to 72 in: 12 inches carry
+		{f("heightFt", 5.0, "heightIn", 11.4), `5'11"`},
+		{f("heightCm", 177.8), `5'10"`},                                    // 70.0 in
+		{f("heightCm", 180.0), `5'11"`},                                    // 70.87 in
+		{f("heightCm", 152.4), `5'0"`},                                     // 60 in
+		{f("heightFt", 5.0, "heightIn", 10.0, "heightCm", 100.0), `5'10"`}, // feet and inches win
+		{f(), "<nil>"},
+	}
+	for _, h := range heights {
+		if got := deref(payload.Height(h.fields)); got != h.want {
+			t.Errorf("Height(%v) = %s, want %s", h.fields, got, h.want)
+		}
+	}
+	weights := []struct {
+		fields record.Fields
+		want   float64
+	}{
+		{f("weightLb", 172.5), 172.5},
+		{f("weightKg", 70.0), 154.3},                  // 70 * 2.20462 = 154.3234
+		{f("weightKg", 100.0), 220.5},                 // 220.462
+		{f("weightLb", 150.0, "weightKg", 10.0), 150}, // pounds win
+		{f("weightLb", 150.04), 150},
+	}
+	for _, w := range weights {
+		if got := payload.WeightLb(w.fields); got == nil || *got != w.want {
+			t.Errorf("WeightLb(%v) = %v, want %v", w.fields, got, w.want)
+		}
+	}
+	smokers := []struct {
+		fields record.Fields
+		want   string
+	}{
+		{f("smoker", true), "Smoker"},
+		{f("smoker", false), "Non-smoker"},
+		{f("smokerRiskStatus", "former", "smoker", false), "former"},
+		{f(), "<nil>"},
+	}
+	for _, s := range smokers {
+		if got := deref(payload.SmokerStatus(s.fields)); got != s.want {
+			t.Errorf("SmokerStatus(%v) = %s, want %s", s.fields, got, s.want)
+		}
+	}
+}
+
+func TestAgeFromBirthDateAtTheAssessment(t *testing.T) {
+	t.Parallel()
+	rec := record.Record{Fields: record.Fields{"dateOfBirth": "1990-02-28"}}
+	for _, tt := range []struct {
+		at   time.Time
+		want float64
+	}{
+		{time.Date(2026, 2, 27, 23, 0, 0, 0, time.UTC), 35},
+		{time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC), 36},
+	} {
+		if got := payload.BuildSensitive(rec, tt.at).Age; got == nil || *got != tt.want {
+			t.Errorf("age at %v = %v, want %v", tt.at, got, tt.want)
+		}
+	}
+	// The assessment's completion time, when there is one, decides.
+	rec.AssessmentCompletedAt = time.Date(2020, 3, 1, 0, 0, 0, 0, time.UTC)
+	if got := payload.BuildSensitive(rec, now).Age; got == nil || *got != 30 {
+		t.Errorf("age at the assessment = %v, want 30", got)
+	}
+	rec.Fields["age"] = 41.0 // a given age wins over the birth date
+	if got := payload.BuildNonSensitive(rec, now).Age; got == nil || *got != 41 {
+		t.Errorf("given age = %v, want 41", got)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
