@@ -35,7 +35,7 @@ func appendFields(dst []byte, f record.Fields) []byte {
 	return append(dst, '}')
 }
 
-const hex = "0123456789abcdef"
+const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string; s is valid UTF-8.
 func appendString(dst []byte, s string) []byte {
@@ -53,7 +53,7 @@ func appendString(dst []byte, s string) []byte {
 		case '\n':
 			dst = append(dst, '\\', 'n')
 		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 		start = i + 1
 	}

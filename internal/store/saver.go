@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/seal"
 )
@@ -38,8 +41,11 @@ type Tx interface {
 	Insert(ctx context.Context, row *Row) error
 	// Update rewrites the row with row.ID.
 	Update(ctx context.Context, row *Row) error
-	// InsertEvent adds an outbox event and sets its ID.
-	InsertEvent(ctx context.Context, e *Event, recordID int64) error
+	// InsertEvent adds an outbox event with its sealed payload and sets
+	// its ID.
+	InsertEvent(ctx context.Context, e *Event, recordID int64, payload []byte) error
+	// InsertDelivery adds a pending delivery and sets its ID.
+	InsertDelivery(ctx context.Context, d *Delivery) error
 }
 
 // Saver applies saves inside a driver's transaction.
@@ -87,7 +93,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 		return SaveResult{}, fmt.Errorf("write record: %w", err)
 	}
 	res := SaveResult{PatientUUID: rec.PatientUUID, Created: !found, Triggers: triggers}
-	if err := s.events(ctx, tx, &res, row, req.FullSubscription); err != nil {
+	if err := s.events(ctx, tx, &res, rec, row.ID, req); err != nil {
 		return SaveResult{}, err
 	}
 	return res, nil
@@ -110,24 +116,80 @@ func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest, email string) 
 	return row, found, nil
 }
 
-func (s *Saver) events(ctx context.Context, tx Tx, res *SaveResult, row Row, full bool) error {
-	add := func(dt record.DataType) error {
-		e := Event{Key: row.Key, FunnelID: row.FunnelID, DataType: dt, CreatedAt: row.UpdatedAt}
-		if err := tx.InsertEvent(ctx, &e, row.ID); err != nil {
+// events records the events the save's triggers raise, each with a sealed
+// snapshot of its payload, and enqueues one delivery per destination.
+func (s *Saver) events(ctx context.Context, tx Tx, res *SaveResult, rec record.Record, recordID int64, req SaveRequest) error {
+	var raise []record.DataType
+	if res.Triggers.FormCompleted {
+		raise = append(raise, record.NonSensitive)
+	}
+	if res.Triggers.AssessmentCompleted && req.FullSubscription {
+		raise = append(raise, record.Sensitive)
+	}
+	for _, dt := range raise {
+		body, err := json.Marshal(payload.For(dt, rec, rec.UpdatedAt))
+		if err != nil {
+			return fmt.Errorf("encode payload: %w", err)
+		}
+		e := Event{Key: rec.Key, FunnelID: rec.FunnelID, DataType: dt, CreatedAt: rec.UpdatedAt}
+		if err := tx.InsertEvent(ctx, &e, recordID, s.Keys.Seal(body, payloadAD(rec.Key, dt))); err != nil {
 			return fmt.Errorf("write event: %w", err)
 		}
 		res.Events = append(res.Events, e)
-		return nil
-	}
-	if res.Triggers.FormCompleted {
-		if err := add(record.NonSensitive); err != nil {
-			return err
+		for _, dest := range req.Destinations {
+			d := Delivery{MessageID: NewMessageID(), EventID: e.ID, Key: rec.Key, FunnelID: rec.FunnelID,
+				Destination: dest, DataType: dt, State: Pending, Series: 1, NextAt: rec.UpdatedAt,
+				CreatedAt: rec.UpdatedAt, UpdatedAt: rec.UpdatedAt}
+			if err := tx.InsertDelivery(ctx, &d); err != nil {
+				return fmt.Errorf("write delivery: %w", err)
+			}
+			res.Deliveries++
 		}
 	}
-	if res.Triggers.AssessmentCompleted && full {
-		return add(record.Sensitive)
-	}
 	return nil
+}
+
+// NewMessageID returns a fresh delivery message id: "msg_" and 32 hex
+// digits of randomness.
+func NewMessageID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "msg_" + hex.EncodeToString(b[:])
+}
+
+// payloadAD binds a sealed payload to its record and data type.
+func payloadAD(k record.Key, dt record.DataType) []byte {
+	return []byte("pads payload v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType + "\x00" + string(dt))
+}
+
+// OpenPayload decrypts a delivery's payload.
+func (s *Saver) OpenPayload(d Delivery, sealed []byte) ([]byte, error) {
+	body, err := s.Keys.Open(sealed, payloadAD(d.Key, d.DataType))
+	if err != nil {
+		return nil, fmt.Errorf("open payload of delivery %d: %w", d.ID, err)
+	}
+	return body, nil
+}
+
+// SealResponse seals the start of a destination's answer for the attempt
+// log (a client's answer may echo what it was sent).
+func (s *Saver) SealResponse(messageID string, body []byte) []byte {
+	if len(body) == 0 {
+		return nil
+	}
+	return s.Keys.Seal(body, []byte("pads response v1\x00"+messageID))
+}
+
+// OpenResponse decrypts what SealResponse sealed.
+func (s *Saver) OpenResponse(messageID string, sealed []byte) []byte {
+	if len(sealed) == 0 {
+		return nil
+	}
+	body, err := s.Keys.Open(sealed, []byte("pads response v1\x00"+messageID))
+	if err != nil {
+		return nil
+	}
+	return body
 }
 
 // NormalizeEmail is the form of an email its blind index is computed over:

@@ -25,8 +25,18 @@ var (
 	ErrClosed = errors.New("store: closed")
 )
 
-// Store keeps records.
+// Store keeps records and the deliveries of their results.
 type Store interface {
+	Records
+	Outbox
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// Close waits for saves under way, then releases the database.
+	Close() error
+}
+
+// Records keeps patient records.
+type Records interface {
 	// Save creates or updates one record by the contract's rules and, in
 	// the same transaction, records the events its first-time triggers
 	// cause. It returns only after the transaction is durably committed.
@@ -42,10 +52,6 @@ type Store interface {
 	// key, a page of records per transaction, so an old key can be retired.
 	// It runs beside live saves.
 	Reseal(ctx context.Context) (ResealReport, error)
-	// Ping reports whether the database answers.
-	Ping(ctx context.Context) error
-	// Close waits for saves under way, then releases the database.
-	Close() error
 }
 
 // SaveRequest is one validated save of a client.
@@ -61,6 +67,9 @@ type SaveRequest struct {
 	// FullSubscription: the client receives sensitive results, so the first
 	// assessmentCompleted raises a sensitive event.
 	FullSubscription bool
+	// Destinations are the keys of the destinations of the funnel's
+	// environment: each event raised is enqueued once for each.
+	Destinations []string
 }
 
 // SaveResult says what a save did.
@@ -70,6 +79,8 @@ type SaveResult struct {
 	Triggers    record.Triggers
 	// Events are the outbox events the save recorded.
 	Events []Event
+	// Deliveries counts the deliveries the save enqueued.
+	Deliveries int
 }
 
 // Event is one outbox entry: a record reached a state whose results must be

@@ -52,12 +52,13 @@ func toNull(t time.Time) sql.NullInt64 {
 // tx is store.Tx over the writer's connection while a batch is open. Its
 // statements are prepared once for the writer's lifetime.
 type tx struct {
-	conn    *sql.Conn
-	byKey   *sql.Stmt
-	insert  *sql.Stmt
-	update  *sql.Stmt
-	event   *sql.Stmt
-	byEmail map[int]*sql.Stmt // by number of indexes
+	conn     *sql.Conn
+	byKey    *sql.Stmt
+	insert   *sql.Stmt
+	update   *sql.Stmt
+	event    *sql.Stmt
+	delivery *sql.Stmt
+	byEmail  map[int]*sql.Stmt // by number of indexes
 }
 
 func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
@@ -72,7 +73,9 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 			created_at, updated_at, form_completed_at, assessment_completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, updated_at = ?,
 			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
-		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, created_at) VALUES (?, ?, ?, ?)"},
+		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, created_at, payload) VALUES (?, ?, ?, ?, ?)"},
+		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
+			next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`},
 	} {
 		if *p.stmt, err = conn.PrepareContext(ctx, p.sql); err != nil {
 			return nil, err
@@ -120,12 +123,22 @@ func (t *tx) Update(ctx context.Context, r *store.Row) error {
 	return err
 }
 
-func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64) error {
-	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.CreatedAt.UnixNano())
+func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
+	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.CreatedAt.UnixNano(), payload)
 	if err != nil {
 		return err
 	}
 	e.ID, err = res.LastInsertId()
+	return err
+}
+
+func (t *tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {
+	res, err := t.delivery.ExecContext(ctx, d.MessageID, d.EventID, d.Key.ClientID, d.Destination, string(d.DataType),
+		d.State, d.Series, d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano())
+	if err != nil {
+		return err
+	}
+	d.ID, err = res.LastInsertId()
 	return err
 }
 
@@ -148,7 +161,7 @@ func (t *tx) page(ctx context.Context, after int64, n int) ([]store.Row, error) 
 }
 
 func (t *tx) close() {
-	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event} {
+	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event, t.delivery} {
 		if st != nil {
 			st.Close()
 		}

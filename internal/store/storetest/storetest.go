@@ -44,7 +44,7 @@ func Run(t *testing.T, newDB NewDatabase) {
 		{"ResealRewritesOldRecords", testReseal},
 		{"ClosedStoreRefusesSaves", testClosed},
 	}
-	for _, tt := range tests {
+	for _, tt := range append(tests, outboxTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+)
+
+// Outbox is the delivery side of a store: the deliveries that saves
+// enqueue, their leases, attempts and replays. Every method is safe to call
+// from several processes sharing one database.
+type Outbox interface {
+	// Claim leases up to req.Limit due deliveries to req.Owner until
+	// req.LeaseUntil and returns them with their payloads. A delivery whose
+	// lease ran out (its claimer crashed) is due again.
+	Claim(ctx context.Context, req ClaimRequest) ([]Claimed, error)
+	// Finish records one attempt and the delivery's new state. The state
+	// changes only while the attempt's owner still holds the lease; the
+	// attempt is recorded either way.
+	Finish(ctx context.Context, f Finished) error
+	// Release drops owner's leases on ids that were claimed but not tried,
+	// so they are due at once (a graceful shutdown).
+	Release(ctx context.Context, owner string, ids []int64) error
+	// NextDue returns when the next pending delivery falls due; ok is false
+	// when none is pending.
+	NextDue(ctx context.Context) (at time.Time, ok bool, err error)
+	// Deliveries lists deliveries, newest first.
+	Deliveries(ctx context.Context, f DeliveryFilter) ([]Delivery, error)
+	// Delivery returns one delivery and its attempts, oldest first.
+	// Errors: ErrNotFound.
+	Delivery(ctx context.Context, id int64) (Delivery, []Attempt, error)
+	// Replay makes failed (or, by id, any finished) deliveries pending
+	// again as a new attempt series with the same message id, and returns
+	// how many it changed.
+	Replay(ctx context.Context, r ReplayRequest) (int, error)
+	// OutboxStats counts what is waiting, at now.
+	OutboxStats(ctx context.Context, now time.Time) (OutboxStats, error)
+}
+
+// Delivery states.
+const (
+	Pending   = "pending"
+	Delivered = "delivered"
+	Failed    = "failed"
+)
+
+// Delivery is one payload for one destination.
+type Delivery struct {
+	ID int64
+	// MessageID is the webhook-id: the same on every attempt and replay.
+	MessageID   string
+	EventID     int64
+	Key         record.Key
+	FunnelID    string
+	Destination string // the destination's key (config.Destination.Key)
+	DataType    record.DataType
+	State       string
+	Series      int // 1, then one more per replay
+	Attempts    int // attempts in the current series
+	NextAt      time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	LastError   string // the error class of the last failed attempt
+}
+
+// Claimed is a leased delivery with its payload.
+type Claimed struct {
+	Delivery
+	// Payload is the JSON body, as snapshotted when the event was raised.
+	Payload []byte
+}
+
+// ClaimRequest asks for due deliveries.
+type ClaimRequest struct {
+	Owner      string
+	Now        time.Time
+	LeaseUntil time.Time
+	Limit      int
+	// Skip lists destination keys not to claim for (they are busy).
+	Skip []string
+}
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	DeliveryID int64
+	Series     int
+	Number     int
+	Owner      string // the process that made it
+	StartedAt  time.Time
+	Duration   time.Duration
+	StatusCode int    // 0: no HTTP answer
+	ErrorClass string // "": success
+	// Response holds the first 1 KiB of the answer's body (stored sealed).
+	Response []byte
+}
+
+// Finished is an attempt and what it made of its delivery.
+type Finished struct {
+	Attempt
+	State  string    // Delivered, Pending (retry at NextAt) or Failed
+	NextAt time.Time // for Pending
+}
+
+// DeliveryFilter selects deliveries; zero fields select all.
+type DeliveryFilter struct {
+	State    string
+	ClientID string
+	Limit    int
+}
+
+// ReplayRequest selects deliveries to replay: one by ID, or every failed
+// one updated since Since (of ClientID, when given).
+type ReplayRequest struct {
+	ID       int64
+	Since    time.Time
+	ClientID string
+	Now      time.Time
+}
+
+// OutboxStats is the state of the queue.
+type OutboxStats struct {
+	Pending int
+	Failed  int
+	// OldestDue is how long the oldest due pending delivery has waited.
+	OldestDue time.Duration
+}

@@ -1,0 +1,265 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+const (
+	deliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
+	d.destination, d.data_type, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
+	deliveryFrom   = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
+	selectDelivery = "SELECT " + deliveryColumns + deliveryFrom
+)
+
+func scanDelivery(sc scanner, extra ...any) (store.Delivery, error) {
+	var (
+		d                      store.Delivery
+		dt                     string
+		next, created, updated int64
+	)
+	dest := []any{&d.ID, &d.MessageID, &d.EventID, &d.Key.ClientID, &d.Key.PatientUUID, &d.Key.AssessmentType, &d.FunnelID,
+		&d.Destination, &dt, &d.State, &d.Series, &d.Attempts, &next, &created, &updated, &d.LastError}
+	if err := sc.Scan(append(dest, extra...)...); err != nil {
+		return d, err
+	}
+	d.DataType = record.DataType(dt)
+	d.NextAt, d.CreatedAt, d.UpdatedAt = time.Unix(0, next).UTC(), time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	return d, nil
+}
+
+// Claim leases due deliveries on the writer, so claims batch with saves.
+func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
+	var out []store.Claimed
+	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
+		out = out[:0]
+		q := `UPDATE deliveries SET lease_owner = ?, lease_until = ? WHERE id IN (
+			SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`
+		args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
+		if len(req.Skip) > 0 {
+			q += " AND destination NOT IN (?" + strings.Repeat(", ?", len(req.Skip)-1) + ")"
+			for _, k := range req.Skip {
+				args = append(args, k)
+			}
+		}
+		q += " ORDER BY next_at, id LIMIT ?) RETURNING id"
+		args = append(args, req.Limit)
+		ids, err := queryIDs(ctx, t.conn, q, args...)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		rows, err := t.conn.QueryContext(ctx, "SELECT "+deliveryColumns+", e.payload"+deliveryFrom+
+			" WHERE d.id IN ("+placeholders(len(ids))+") ORDER BY d.next_at, d.id", anys(ids)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var sealed []byte
+			d, err := scanDelivery(rows, &sealed)
+			if err != nil {
+				return err
+			}
+			out = append(out, store.Claimed{Delivery: d, Payload: sealed})
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	for i := range out {
+		body, err := s.saver.OpenPayload(out[i].Delivery, out[i].Payload)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Payload = body
+	}
+	return out, nil
+}
+
+// Finish records an attempt and the delivery's new state.
+func (s *Store) Finish(ctx context.Context, f store.Finished) error {
+	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
+		var messageID string
+		if err := t.conn.QueryRowContext(ctx, "SELECT message_id FROM deliveries WHERE id = ?", f.DeliveryID).Scan(&messageID); err != nil {
+			return err
+		}
+		if _, err := t.conn.ExecContext(ctx, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
+			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
+			nullInt(f.StatusCode), nullString(f.ErrorClass), s.saver.SealResponse(messageID, f.Response)); err != nil {
+			return err
+		}
+		_, err := t.conn.ExecContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
+			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`,
+			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), nullString(f.ErrorClass),
+			f.DeliveryID, f.Owner, f.Series)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("finish delivery %d: %w", f.DeliveryID, err)
+	}
+	return nil
+}
+
+// Release drops owner's leases on ids.
+func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.w.do(ctx, func(ctx context.Context, t *tx) error {
+		_, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ? AND id IN ("+
+			placeholders(len(ids))+")", append([]any{owner}, anys(ids)...)...)
+		return err
+	})
+}
+
+// NextDue returns when the next pending delivery falls due.
+func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var at sql.NullInt64
+	err := s.readDB.QueryRowContext(ctx, `SELECT min(max(next_at, coalesce(lease_until, 0))) FROM deliveries WHERE state = 'pending'`).Scan(&at)
+	if err != nil || !at.Valid {
+		return time.Time{}, false, err
+	}
+	return time.Unix(0, at.Int64).UTC(), true, nil
+}
+
+// Deliveries lists deliveries, newest first.
+func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store.Delivery, error) {
+	q, args := selectDelivery+" WHERE 1 = 1", []any{}
+	if f.State != "" {
+		q, args = q+" AND d.state = ?", append(args, f.State)
+	}
+	if f.ClientID != "" {
+		q, args = q+" AND d.client_id = ?", append(args, f.ClientID)
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	rows, err := s.readDB.QueryContext(ctx, q+" ORDER BY d.id DESC LIMIT ?", append(args, f.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// Delivery returns one delivery and its attempts.
+func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
+	d, err := scanDelivery(s.readDB.QueryRowContext(ctx, selectDelivery+" WHERE d.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, nil, store.ErrNotFound
+	}
+	if err != nil {
+		return d, nil, fmt.Errorf("get delivery: %w", err)
+	}
+	rows, err := s.readDB.QueryContext(ctx, `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
+		coalesce(error_class, ''), response FROM attempts WHERE delivery_id = ? ORDER BY id`, id)
+	if err != nil {
+		return d, nil, fmt.Errorf("get attempts: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Attempt
+	for rows.Next() {
+		a := store.Attempt{DeliveryID: id}
+		var started, dur int64
+		var sealed []byte
+		if err := rows.Scan(&a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass, &sealed); err != nil {
+			return d, nil, fmt.Errorf("get attempts: %w", err)
+		}
+		a.StartedAt, a.Duration, a.Response = time.Unix(0, started).UTC(), time.Duration(dur), s.saver.OpenResponse(d.MessageID, sealed)
+		out = append(out, a)
+	}
+	return d, out, rows.Err()
+}
+
+// Replay makes deliveries pending again as a new series.
+func (s *Store) Replay(ctx context.Context, r store.ReplayRequest) (int, error) {
+	var n int64
+	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
+		q := `UPDATE deliveries SET state = 'pending', series = series + 1, attempts = 0, next_at = ?, lease_owner = NULL,
+			lease_until = NULL, updated_at = ? WHERE `
+		args := []any{r.Now.UnixNano(), r.Now.UnixNano()}
+		if r.ID != 0 {
+			q, args = q+"id = ? AND state != 'pending'", append(args, r.ID)
+		} else {
+			q, args = q+"state = 'failed' AND updated_at >= ?", append(args, r.Since.UnixNano())
+			if r.ClientID != "" {
+				q, args = q+" AND client_id = ?", append(args, r.ClientID)
+			}
+		}
+		res, err := t.conn.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("replay: %w", err)
+	}
+	return int(n), nil
+}
+
+// OutboxStats counts pending and failed deliveries.
+func (s *Store) OutboxStats(ctx context.Context, now time.Time) (store.OutboxStats, error) {
+	var st store.OutboxStats
+	var oldest sql.NullInt64
+	err := s.readDB.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM deliveries WHERE state = 'pending'),
+		(SELECT count(*) FROM deliveries WHERE state = 'failed'),
+		(SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at <= ?)`, now.UnixNano()).Scan(&st.Pending, &st.Failed, &oldest)
+	if err != nil {
+		return st, fmt.Errorf("outbox stats: %w", err)
+	}
+	if oldest.Valid {
+		st.OldestDue = now.Sub(time.Unix(0, oldest.Int64))
+	}
+	return st, nil
+}
+
+func queryIDs(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]int64, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func placeholders(n int) string { return "?" + strings.Repeat(", ?", n-1) }
+
+func anys(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+func nullInt(v int) sql.NullInt64 { return sql.NullInt64{Int64: int64(v), Valid: v != 0} }
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

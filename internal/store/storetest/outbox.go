@@ -1,0 +1,188 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+var outboxTests = []struct {
+	name string
+	fn   func(*testing.T, Opener)
+}{
+	{"SaveEnqueuesOneDeliveryPerDestination", testEnqueue},
+	{"ClaimLeasesAndExpiredLeasesAreDueAgain", testClaimLeases},
+	{"FinishRetryFailReplay", testFinishAndReplay},
+	{"ConcurrentClaimersNeverShareADelivery", testConcurrentClaims},
+}
+
+// enqueue saves a completed form for a new patient, enqueuing one
+// non-sensitive delivery per destination.
+func enqueue(t *testing.T, s store.Store, email string, dests ...string) store.SaveResult {
+	t.Helper()
+	r := req("acme", "", email, record.Patch{"formCompleted": true, "firstName": "Ada"})
+	r.Destinations = dests
+	return save(t, s, r)
+}
+
+func claim(t *testing.T, s store.Store, owner string, now time.Time, skip ...string) []store.Claimed {
+	t.Helper()
+	c, err := s.Claim(context.Background(), store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(time.Minute), Limit: 100, Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func testEnqueue(t *testing.T, o Opener) {
+	s := open(t, o)
+	res := enqueue(t, s, "ada@example.com", "d1", "d2")
+	if res.Deliveries != 2 {
+		t.Fatalf("Deliveries = %d, want 2", res.Deliveries)
+	}
+	if r := enqueue(t, s, "ada@example.com", "d1", "d2"); r.Deliveries != 0 {
+		t.Fatal("a later save must not enqueue again")
+	}
+	got := claim(t, s, "p1", time.Now().Add(time.Second))
+	if len(got) != 2 || got[0].MessageID == got[1].MessageID || got[0].EventID != got[1].EventID {
+		t.Fatalf("claimed %+v", got)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(got[0].Payload, &body); err != nil || body["uuid"] != res.PatientUUID || body["firstName"] != "Ada" {
+		t.Fatalf("payload %s: %v", got[0].Payload, err)
+	}
+	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 {
+		t.Fatalf("delivery %+v", got[0].Delivery)
+	}
+}
+
+func testClaimLeases(t *testing.T, o Opener) {
+	s := open(t, o)
+	enqueue(t, s, "a@example.com", "d1", "d2")
+	now := time.Now().Add(time.Second)
+	if got := claim(t, s, "p1", now, "d2"); len(got) != 1 || got[0].Destination != "d1" {
+		t.Fatalf("skip d2: %+v", got)
+	}
+	if got := claim(t, s, "p2", now); len(got) != 1 || got[0].Destination != "d2" {
+		t.Fatalf("d1 is leased to p1: %+v", got)
+	}
+	if got := claim(t, s, "p3", now.Add(30*time.Second)); len(got) != 0 {
+		t.Fatalf("leases still held: %+v", got)
+	}
+	later := claim(t, s, "p3", now.Add(time.Minute))
+	if len(later) != 2 {
+		t.Fatalf("after the leases ran out both are due again: %+v", later)
+	}
+	if err := s.Release(context.Background(), "p3", []int64{later[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(t, s, "p4", now.Add(time.Minute)); len(got) != 1 || got[0].ID != later[0].ID {
+		t.Fatalf("a released delivery is due at once: %+v", got)
+	}
+}
+
+func testFinishAndReplay(t *testing.T, o Opener) {
+	s := open(t, o)
+	ctx := context.Background()
+	enqueue(t, s, "a@example.com", "d1")
+	now := time.Now().Add(time.Second)
+	d := claim(t, s, "p1", now)[0]
+	retryAt := now.Add(10 * time.Minute)
+	fin := store.Finished{Attempt: store.Attempt{DeliveryID: d.ID, Series: 1, Number: 1, Owner: "p1", StartedAt: now,
+		Duration: 40 * time.Millisecond, StatusCode: 500, ErrorClass: "http_5xx", Response: []byte(`{"error":"boom"}`)},
+		State: store.Pending, NextAt: retryAt}
+	if err := s.Finish(ctx, fin); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(t, s, "p1", now.Add(time.Minute)); len(got) != 0 {
+		t.Fatal("a delivery waiting for its retry is not due")
+	}
+	if at, ok, err := s.NextDue(ctx); err != nil || !ok || !at.Equal(retryAt) {
+		t.Fatalf("NextDue = %v %v %v, want %v", at, ok, err, retryAt)
+	}
+	d = claim(t, s, "p1", retryAt)[0]
+	// A finish from a process that lost the lease records the attempt but
+	// does not move the delivery.
+	stale := fin
+	stale.Owner, stale.Number, stale.State = "p9", 2, store.Delivered
+	if err := s.Finish(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	fin.Number, fin.State, fin.StartedAt = 2, store.Failed, retryAt
+	if err := s.Finish(ctx, fin); err != nil {
+		t.Fatal(err)
+	}
+	got, attempts, err := s.Delivery(ctx, d.ID)
+	if err != nil || got.State != store.Failed || got.Attempts != 2 || got.LastError != "http_5xx" || len(attempts) != 3 {
+		t.Fatalf("Delivery = %+v, %d attempts, %v", got, len(attempts), err)
+	}
+	if a := attempts[0]; a.StatusCode != 500 || string(a.Response) != `{"error":"boom"}` || a.Owner != "p1" || a.Duration != 40*time.Millisecond {
+		t.Fatalf("attempt = %+v", a)
+	}
+	if failed, _ := s.Deliveries(ctx, store.DeliveryFilter{State: store.Failed}); len(failed) != 1 {
+		t.Fatalf("failed deliveries: %+v", failed)
+	}
+	if st, _ := s.OutboxStats(ctx, retryAt); st.Failed != 1 || st.Pending != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	n, err := s.Replay(ctx, store.ReplayRequest{ID: d.ID, Now: retryAt})
+	if err != nil || n != 1 {
+		t.Fatalf("Replay = %d, %v", n, err)
+	}
+	again := claim(t, s, "p1", retryAt.Add(time.Second))
+	if len(again) != 1 || again[0].MessageID != d.MessageID || again[0].Series != 2 || again[0].Attempts != 0 {
+		t.Fatalf("replayed: %+v", again)
+	}
+	fin.Series, fin.Number, fin.State = 2, 1, store.Failed
+	s.Finish(ctx, fin)
+	if n, _ := s.Replay(ctx, store.ReplayRequest{Since: retryAt.Add(time.Hour), Now: retryAt}); n != 0 {
+		t.Fatal("replay --since must skip older failures")
+	}
+	if n, _ := s.Replay(ctx, store.ReplayRequest{Since: now.Add(-time.Hour), ClientID: "acme", Now: retryAt}); n != 1 {
+		t.Fatal("replay --failed must take the failed delivery")
+	}
+	if _, _, err := s.Delivery(ctx, 424242); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown delivery: %v", err)
+	}
+}
+
+func testConcurrentClaims(t *testing.T, o Opener) {
+	s := open(t, o)
+	for i := range 60 {
+		enqueue(t, s, string(rune('a'+i%26))+string(rune('a'+i/26))+"@example.com", "d1")
+	}
+	now := time.Now().Add(time.Second)
+	var mu sync.Mutex
+	seen := map[int64]string{}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			owner := string(rune('A' + w))
+			for range 20 {
+				got, err := s.Claim(context.Background(), store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(time.Minute), Limit: 3})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, c := range got {
+					if prev, dup := seen[c.ID]; dup {
+						t.Errorf("delivery %d claimed by %s and %s", c.ID, prev, owner)
+					}
+					seen[c.ID] = owner
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 60 {
+		t.Fatalf("claimed %d of 60", len(seen))
+	}
+}
