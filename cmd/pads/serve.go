@@ -20,6 +20,8 @@ import (
 
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/seal"
@@ -63,6 +65,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer app.store.Close()
+	app.dispatcher.Start()
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -94,17 +97,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("shutdown", "err", err)
 	}
+	// Attempts under way may finish (each is bounded by its destination's
+	// timeout); the rest are retried after the restart.
+	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), deliveryGrace)
+	defer dcancel()
+	app.dispatcher.Stop(dctx)
 	return nil
 }
 
+// deliveryGrace bounds how long shutdown waits for delivery attempts.
+const deliveryGrace = config.MaxTimeout + 5*time.Second
+
 // app is one assembled pads process.
 type app struct {
-	logger   *slog.Logger
-	live     atomic.Pointer[config.Config]
-	throttle *auth.Throttle
-	metrics  *metrics.Metrics
-	store    store.Store
-	handler  http.Handler
+	logger     *slog.Logger
+	live       atomic.Pointer[config.Config]
+	throttle   *auth.Throttle
+	metrics    *metrics.Metrics
+	store      store.Store
+	dispatcher *deliver.Dispatcher
+	handler    http.Handler
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -123,9 +135,20 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	if err != nil {
 		return nil, err
 	}
+	senders := map[string]deliver.Sender{
+		"webhook": webhook.NewSender(cfg.ServiceName, version, func() config.DestinationPolicy { return a.live.Load().Destinations }),
+	}
+	a.dispatcher = deliver.NewDispatcher(a.store, a.live.Load, senders, logger, a.metrics, deliver.Options{})
+	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		st, err := a.store.OutboxStats(ctx, time.Now())
+		return st.Pending, st.Failed, st.OldestDue, err
+	})
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,
 		Store: a.store, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
+		Notify: a.dispatcher.Notify,
 	})
 	return a, nil
 }

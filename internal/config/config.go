@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -23,9 +25,10 @@ type Config struct {
 	// Path is the file the config was read from, "" for the built-in one.
 	Path string `yaml:"-"`
 
-	clients map[string]*Client
-	funnels map[string]funnelRef
-	lines   map[string]int // value path -> line, for error messages
+	clients      map[string]*Client
+	funnels      map[string]funnelRef
+	destinations map[string]destinationRef
+	lines        map[string]int // value path -> line, for error messages
 }
 
 // Limits bounds what one caller can make pads do.
@@ -105,6 +108,18 @@ type Destination struct {
 	TopicARN    string            `yaml:"topicArn"`
 	Region      string            `yaml:"region"`
 	Endpoint    string            `yaml:"endpoint"`
+
+	key string
+}
+
+// Key identifies the destination across reloads: a hash of its client,
+// environment, type and address. Deliveries refer to their destination by
+// it; a destination whose address changes is a new destination.
+func (d *Destination) Key() string { return d.key }
+
+func destinationKey(clientID string, d *Destination) string {
+	h := sha256.Sum256([]byte(strings.Join([]string{clientID, d.Environment, d.Type, d.URL, d.TopicARN}, "\x00")))
+	return d.Type + "-" + hex.EncodeToString(h[:8])
 }
 
 // Auth is how pads authenticates to a destination: at most one of APIKey,
@@ -177,6 +192,17 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 type funnelRef struct {
 	funnel *Funnel
 	client *Client
+}
+
+type destinationRef struct {
+	destination *Destination
+	client      *Client
+}
+
+// Destination returns the destination with the key and its client, or nils.
+func (c *Config) Destination(key string) (*Destination, *Client) {
+	r := c.destinations[key]
+	return r.destination, r.client
 }
 
 // Client returns the client with the id, or nil.

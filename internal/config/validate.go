@@ -112,6 +112,7 @@ func (c *Config) validate() error {
 	}
 	c.clients = make(map[string]*Client, len(c.Clients))
 	c.funnels = map[string]funnelRef{}
+	c.destinations = map[string]destinationRef{}
 	for i := range c.Clients {
 		if err := c.validateClient(i); err != nil {
 			return err
@@ -207,9 +208,16 @@ func (c *Config) validateClient(i int) error {
 		c.funnels[f.ID] = funnelRef{funnel: f, client: cl}
 	}
 	for j := range cl.Destinations {
-		if err := c.validateDestination(fmt.Sprintf("%s.destinations[%d]", p, j), &cl.Destinations[j]); err != nil {
+		d := &cl.Destinations[j]
+		dp := fmt.Sprintf("%s.destinations[%d]", p, j)
+		if err := c.validateDestination(dp, d); err != nil {
 			return err
 		}
+		d.key = destinationKey(cl.ID, d)
+		if _, dup := c.destinations[d.key]; dup {
+			return c.errAt(dp, "the same destination is given twice")
+		}
+		c.destinations[d.key] = destinationRef{destination: d, client: cl}
 	}
 	return nil
 }

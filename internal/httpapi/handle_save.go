@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/intake"
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
@@ -59,17 +60,22 @@ func handleSave(d Deps) http.Handler {
 			writeIntakeError(w, r, err)
 			return
 		}
-		if _, owner := cfg.Funnel(req.FunnelID); owner != client {
+		funnel, owner := cfg.Funnel(req.FunnelID)
+		if owner != client {
 			writeError(w, r, http.StatusForbidden, "Invalid Client")
 			return
 		}
 		res, err := d.Store.Save(r.Context(), store.SaveRequest{
 			ClientID: clientID, AssessmentType: req.AssessmentType, PatientUUID: req.PatientUUID,
 			Email: req.Email, FunnelID: req.FunnelID, Patch: req.Patch, FullSubscription: client.Full(),
+			Destinations: destinationKeys(client, funnel.Environment),
 		})
 		if err != nil {
 			saveFailed(d.Logger, w, r, err)
 			return
+		}
+		if res.Deliveries > 0 && d.Notify != nil {
+			d.Notify()
 		}
 		d.Metrics.ObserveSave(string(dt), res.Created)
 		out := saveBody{Message: "Patient data updated", PatientUUID: res.PatientUUID, IgnoredFields: req.Ignored}
@@ -79,6 +85,16 @@ func handleSave(d Deps) http.Handler {
 		}
 		writeJSON(w, status, out)
 	})
+}
+
+// destinationKeys are the keys of the client's destinations for one
+// environment: results of a staging funnel never go to production.
+func destinationKeys(c *config.Client, environment string) []string {
+	var keys []string
+	for _, d := range c.DestinationsFor(environment) {
+		keys = append(keys, d.Key())
+	}
+	return keys
 }
 
 // bearer checks the Authorization header and returns the token's client.

@@ -26,6 +26,8 @@ type Deps struct {
 	Now      func() time.Time
 	// ServiceName names the smile authenticate route; fixed at start.
 	ServiceName string
+	// Notify is called after a save that enqueued deliveries.
+	Notify func()
 }
 
 // NewServer returns the whole API as one handler.

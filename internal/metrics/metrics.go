@@ -26,6 +26,8 @@ type Metrics struct {
 	saves      *prometheus.CounterVec
 	logins     *prometheus.CounterVec
 	configLoad *prometheus.CounterVec
+	attempts   *prometheus.CounterVec
+	attemptDur *prometheus.HistogramVec
 }
 
 // New returns metrics registered on a new registry, with the Go runtime and
@@ -59,8 +61,17 @@ func New() *Metrics {
 			Name: "pads_config_reloads_total",
 			Help: "Config reloads on SIGHUP, by outcome (ok, rejected).",
 		}, []string{"outcome"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pads_delivery_attempts_total",
+			Help: "Delivery attempts, by destination type and outcome (delivered, retry, failed).",
+		}, []string{"type", "outcome"}),
+		attemptDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pads_delivery_attempt_duration_seconds",
+			Help:    "Time of one delivery attempt, by destination type.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"type"}),
 	}
-	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.saves, m.logins, m.configLoad,
+	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.saves, m.logins, m.configLoad, m.attempts, m.attemptDur,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -91,6 +102,44 @@ func (m *Metrics) ObserveSave(dataType string, created bool) {
 // ObserveLogin counts one authentication attempt.
 func (m *Metrics) ObserveLogin(audience, outcome string) {
 	m.logins.WithLabelValues(audience, outcome).Inc()
+}
+
+// ObserveAttempt counts one delivery attempt.
+func (m *Metrics) ObserveAttempt(destinationType, outcome string, d time.Duration) {
+	m.attempts.WithLabelValues(destinationType, outcome).Inc()
+	m.attemptDur.WithLabelValues(destinationType).Observe(d.Seconds())
+}
+
+// QueueStats reports the delivery queue at scrape time.
+type QueueStats func() (pending, failed int, oldestDue time.Duration, err error)
+
+// RegisterQueue adds the delivery queue gauges, read once per scrape.
+func (m *Metrics) RegisterQueue(stats QueueStats) {
+	m.Registry.MustRegister(queueCollector{stats})
+}
+
+var (
+	pendingDesc = prometheus.NewDesc("pads_deliveries_pending", "Deliveries waiting to be delivered (due or scheduled for a retry).", nil, nil)
+	failedDesc  = prometheus.NewDesc("pads_deliveries_failed", "Deliveries that failed every attempt, kept for replay.", nil, nil)
+	oldestDesc  = prometheus.NewDesc("pads_delivery_oldest_due_seconds", "How long the oldest due delivery has waited.", nil, nil)
+)
+
+type queueCollector struct{ stats QueueStats }
+
+func (c queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- pendingDesc
+	ch <- failedDesc
+	ch <- oldestDesc
+}
+
+func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
+	pending, failed, oldest, err := c.stats()
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(pending))
+	ch <- prometheus.MustNewConstMetric(failedDesc, prometheus.GaugeValue, float64(failed))
+	ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, oldest.Seconds())
 }
 
 // ObserveConfigReload counts one reload.

@@ -145,12 +145,24 @@ func (w *writer) commit(batch []*op) {
 				}
 				return
 			}
-			w.cfg.ObserveBatch(len(live))
+			if saves := countSaves(live); saves > 0 {
+				w.cfg.ObserveBatch(saves)
+			}
 			return
 		}
 		live[failed].err = err
 		live = append(live[:failed], live[failed+1:]...)
 	}
+}
+
+func countSaves(ops []*op) int {
+	n := 0
+	for _, o := range ops {
+		if o.fn == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // try runs ops in one transaction. It returns the index of the save that

@@ -1,0 +1,276 @@
+package deliver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// Observer is told the outcome of every attempt: "delivered", "retry" or
+// "failed", by destination type.
+type Observer interface {
+	ObserveAttempt(destinationType, outcome string, d time.Duration)
+}
+
+// Options tune a Dispatcher; zero values take the defaults.
+type Options struct {
+	// PerDestination bounds the attempts in flight to one destination
+	// (default 32): a destination that hangs holds at most this many
+	// workers, so it never delays the others.
+	PerDestination int
+	// Workers bounds all attempts in flight (default 256).
+	Workers int
+	// Poll is the longest the dispatcher sleeps without a wake-up
+	// (default 1s): saves wake it at once; polling catches deliveries
+	// that other processes enqueue, replay or abandon.
+	Poll time.Duration
+	// Lease is how long a claim holds a delivery (default: the longest
+	// timeout, 30s, plus 30s).
+	Lease  time.Duration
+	Now    func() time.Time
+	Jitter func() float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.PerDestination == 0 {
+		o.PerDestination = 32
+	}
+	if o.Workers == 0 {
+		o.Workers = 256
+	}
+	if o.Poll == 0 {
+		o.Poll = time.Second
+	}
+	if o.Lease == 0 {
+		o.Lease = config.MaxTimeout + 30*time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Jitter == nil {
+		o.Jitter = mrand.Float64
+	}
+	return o
+}
+
+// Dispatcher claims due deliveries and tries them.
+type Dispatcher struct {
+	outbox   store.Outbox
+	config   func() *config.Config
+	senders  map[string]Sender
+	log      *slog.Logger
+	observer Observer
+	opts     Options
+	owner    string
+
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+	hard    context.Context // attempts run under it; cancelled past the grace
+	cancel  context.CancelFunc
+
+	mu       sync.Mutex
+	busy     map[string]int // attempts in flight by destination key
+	inflight int
+	attempts sync.WaitGroup
+}
+
+// NewDispatcher returns a dispatcher over outbox. senders maps a
+// destination type ("webhook", "sns") to its Sender.
+func NewDispatcher(outbox store.Outbox, cfg func() *config.Config, senders map[string]Sender, log *slog.Logger, obs Observer, opts Options) *Dispatcher {
+	hard, cancel := context.WithCancel(context.Background())
+	return &Dispatcher{
+		outbox: outbox, config: cfg, senders: senders, log: log, observer: obs, opts: opts.withDefaults(),
+		owner: processID(), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
+		hard: hard, cancel: cancel, busy: map[string]int{},
+	}
+}
+
+// processID names this process in leases and the attempt log.
+func processID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// Owner is the name this dispatcher claims under.
+func (d *Dispatcher) Owner() string { return d.owner }
+
+// Notify wakes the dispatcher: deliveries were enqueued or a slot freed.
+// It never blocks.
+func (d *Dispatcher) Notify() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the dispatcher until Stop.
+func (d *Dispatcher) Start() { go d.run() }
+
+// Stop stops claiming, waits for the attempts in flight until ctx ends,
+// then cancels them; an attempt cut short is retried later (its lease runs
+// out).
+func (d *Dispatcher) Stop(ctx context.Context) {
+	close(d.stop)
+	<-d.stopped
+	done := make(chan struct{})
+	go func() { d.attempts.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		d.cancel()
+		<-done
+	}
+	d.cancel()
+}
+
+func (d *Dispatcher) run() {
+	defer close(d.stopped)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-d.wake:
+		case <-timer.C:
+		}
+		for d.claimRound() {
+		}
+		timer.Reset(d.sleep())
+	}
+}
+
+// sleep is how long to wait for the next due delivery, at most Poll. A
+// delivery due now that could not be claimed waits for its destination to
+// free a slot, which wakes the dispatcher anyway.
+func (d *Dispatcher) sleep() time.Duration {
+	at, ok, err := d.outbox.NextDue(d.hard)
+	if err != nil || !ok {
+		return d.opts.Poll
+	}
+	if w := at.Sub(d.opts.Now()); w > 0 && w < d.opts.Poll {
+		return w
+	}
+	return d.opts.Poll
+}
+
+// claimRound claims what the free workers can take and starts their
+// attempts. It reports whether another round may find more.
+func (d *Dispatcher) claimRound() bool {
+	d.mu.Lock()
+	free := d.opts.Workers - d.inflight
+	var skip []string
+	for key, n := range d.busy {
+		if n >= d.opts.PerDestination {
+			skip = append(skip, key)
+		}
+	}
+	d.mu.Unlock()
+	if free <= 0 {
+		return false
+	}
+	limit := min(free, 128)
+	now := d.opts.Now()
+	claimed, err := d.outbox.Claim(d.hard, store.ClaimRequest{Owner: d.owner, Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: limit, Skip: skip})
+	if err != nil {
+		d.log.Error("claim deliveries", "err", err)
+		return false
+	}
+	cfg := d.config()
+	var overflow []int64
+	for _, c := range claimed {
+		dest, client := cfg.Destination(c.Destination)
+		d.mu.Lock()
+		full := dest != nil && d.busy[c.Destination] >= d.opts.PerDestination
+		if !full {
+			d.busy[c.Destination]++
+			d.inflight++
+			d.attempts.Add(1)
+		}
+		d.mu.Unlock()
+		if full {
+			overflow = append(overflow, c.ID) // its destination filled up within this claim
+			continue
+		}
+		go d.attempt(c, dest, client)
+	}
+	if len(overflow) > 0 {
+		if err := d.outbox.Release(d.hard, d.owner, overflow); err != nil {
+			d.log.Error("release deliveries", "err", err)
+		}
+	}
+	return len(claimed) == limit && len(overflow) == 0
+}
+
+// attempt tries one delivery once and records what came of it.
+func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *config.Client) {
+	defer func() {
+		d.mu.Lock()
+		if d.busy[c.Destination]--; d.busy[c.Destination] <= 0 {
+			delete(d.busy, c.Destination)
+		}
+		d.inflight--
+		d.mu.Unlock()
+		d.attempts.Done()
+		d.Notify()
+	}()
+	n := c.Attempts + 1
+	start := d.opts.Now()
+	var res Result
+	destType := "unknown"
+	switch {
+	case dest == nil:
+		res = Result{ErrorClass: ClassDestinationRemoved}
+	case d.senders[dest.Type] == nil:
+		res, destType = Result{ErrorClass: ClassUnknownType}, dest.Type
+	default:
+		destType = dest.Type
+		ctx, cancel := context.WithTimeout(d.hard, dest.Timeout.D())
+		res = d.senders[dest.Type].Send(ctx, client.ID, dest, Message{
+			ID: c.MessageID, DataType: c.DataType, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
+			EventID: c.EventID, Body: c.Payload, Timestamp: start,
+		})
+		cancel()
+	}
+	end := d.opts.Now()
+	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, Series: c.Series, Number: n, Owner: d.owner,
+		StartedAt: start, Duration: end.Sub(start), StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
+	outcome := "delivered"
+	switch {
+	case res.ErrorClass == "":
+		fin.State = store.Delivered
+	case dest == nil:
+		fin.State, outcome = store.Failed, "failed"
+	default:
+		p := Policy{Attempts: dest.Retry.Attempts, InitialDelay: dest.Retry.InitialDelay.D(), Multiplier: dest.Retry.Multiplier, Jitter: d.opts.Jitter}
+		at, final := p.Next(n, end, res.RetryAfter)
+		fin.State, fin.NextAt, outcome = store.Pending, at, "retry"
+		if final {
+			fin.State, fin.NextAt, outcome = store.Failed, time.Time{}, "failed"
+		}
+	}
+	d.observer.ObserveAttempt(destType, outcome, fin.Duration)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.outbox.Finish(ctx, fin); err != nil {
+		// The lease runs out and the delivery is tried again: at least once.
+		d.log.Error("record attempt", "delivery_id", c.ID, "err", err)
+		return
+	}
+	if outcome == "failed" {
+		d.log.Warn("delivery failed", "delivery_id", c.ID, "message_id", c.MessageID, "client", c.Key.ClientID,
+			"destination", c.Destination, "data_type", string(c.DataType), "attempts", n, "error_class", res.ErrorClass)
+	}
+}

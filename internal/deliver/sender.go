@@ -1,0 +1,40 @@
+package deliver
+
+import (
+	"context"
+	"time"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/record"
+)
+
+// Message is one attempt's content.
+type Message struct {
+	ID        string // webhook-id, the same on every attempt
+	DataType  record.DataType
+	Attempt   int // 1-based, within the current series
+	Key       record.Key
+	FunnelID  string
+	EventID   int64
+	Body      []byte
+	Timestamp time.Time
+}
+
+// Result is what an attempt came to.
+type Result struct {
+	StatusCode int    // 0 when no HTTP answer came
+	ErrorClass string // "" on success; see docs/delivery.md
+	Response   []byte // the first 1 KiB of the answer's body
+	RetryAfter time.Duration
+}
+
+// Sender delivers to one type of destination.
+type Sender interface {
+	Send(ctx context.Context, clientID string, d *config.Destination, m Message) Result
+}
+
+// Error classes common to every sender.
+const (
+	ClassDestinationRemoved = "destination_removed"
+	ClassUnknownType        = "unknown_destination_type"
+)
