@@ -1,6 +1,7 @@
 // Command pads is the Patient Assessment Data Service.
 //
 //	pads serve [--config FILE] [--listen ADDR]   run the API
+//	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
@@ -41,7 +42,16 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: pads serve [--config FILE] [--listen ADDR] | pads records reseal [--config FILE] | pads keys api|secret | pads version")
+var errUsage = errors.New(`usage:
+  pads serve [--config FILE] [--listen ADDR]
+  pads demo
+  pads deliveries list [--status pending|delivered|failed] [--client ID] [--limit N] [--config FILE]
+  pads deliveries show ID [--config FILE]
+  pads deliveries replay ID [--config FILE]
+  pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
+  pads records reseal [--config FILE]
+  pads keys api|secret
+  pads version`)
 
 // run is the whole program; tests call it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -51,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "deliveries":
+		return deliveries(ctx, args[1:], getenv, stdout, stderr)
 	case "records":
 		return records(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":

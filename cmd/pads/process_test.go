@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,5 +263,76 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in 10s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestEveryDeliveryArrivesAfterKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a real process")
+	}
+	t.Parallel()
+	var healthy atomic.Bool
+	var mu sync.Mutex
+	delivered := map[string]bool{} // patient uuids acknowledged with 200
+	var rc *receiver
+	rc = newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if !healthy.Load() {
+			<-r.Context().Done() // in flight until the process dies
+			return
+		}
+		got := rc.all()
+		var body struct{ UUID string }
+		json.Unmarshal(got[n].body, &body)
+		mu.Lock()
+		delivered[body.UUID] = true
+		mu.Unlock()
+	})
+	path := deliveryConfig(t, webhookDest(rc.srv.URL, "        retry: {attempts: 10, initialDelay: 100ms, multiplier: 1}\n"), "")
+	dir := filepath.Dir(path)
+	p := startProc(t, dir, "--config", path)
+	tok := procToken(t, p.base, "acme", acmeKey)
+	var saved []string
+	for i := range 40 {
+		r := doHTTP(t, p.base, "POST", "/patient/savePatientData?dataType=non-sensitive",
+			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"},
+			fmt.Sprintf(`{"assessmentType":"faceScan","funnelID":"acme-main","email":"p%d@example.com","formCompleted":true}`, i))
+		if r.status != 201 {
+			t.Fatalf("save: %d %s", r.status, r.raw)
+		}
+		saved = append(saved, r.body["patientUUID"].(string))
+	}
+	rc.wait(t, 32, 10*time.Second) // attempts in flight: one destination's share
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait()
+	healthy.Store(true)
+
+	p2 := startProc(t, dir, "--config", path)
+	waitFor(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(delivered) == len(saved)
+	})
+	for _, u := range saved {
+		if !delivered[u] {
+			t.Fatalf("delivery for %s never arrived", u)
+		}
+	}
+	if !strings.Contains(p2.logs.String(), "recovered deliveries left in flight") {
+		t.Error("the restarted process must say it recovered in-flight deliveries")
+	}
+}
+
+func TestASecondServeOnTheSameSQLiteDatabaseIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeConfig(t, dir, testConfig(filepath.Join(dir, "data")))
+	startProc(t, dir, "--config", path)
+	bin, _ := buildPads()
+	out, err := exec.Command(bin, "serve", "--config", path).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "another pads serve is using") {
+		t.Fatalf("second serve: %v\n%s", err, out)
 	}
 }

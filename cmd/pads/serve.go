@@ -60,11 +60,23 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
+	unlock, err := lockDatabase(cfg)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	app, err := assemble(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer app.store.Close()
+	// This process is the database's only server (lockDatabase), so any
+	// lease in it was left by a process that died: its deliveries are due.
+	if n, err := app.store.RecoverLeases(ctx); err != nil {
+		return fmt.Errorf("recover deliveries: %w", err)
+	} else if n > 0 {
+		logger.Info("recovered deliveries left in flight by a previous process", "deliveries", n)
+	}
 	app.dispatcher.Start()
 
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -151,6 +163,28 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		Notify: a.dispatcher.Notify,
 	})
 	return a, nil
+}
+
+// lockDatabase makes this process the only pads serve of its SQLite
+// database (several processes share a PostgreSQL database instead). The
+// lock is released when the process ends, however it ends.
+func lockDatabase(cfg *config.Config) (func(), error) {
+	path, ok := strings.CutPrefix(cfg.Database, "sqlite://")
+	if !ok {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock database: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("another pads serve is using %s: stop it first (to run several processes, use PostgreSQL)", path)
+	}
+	return func() { f.Close() }, nil
 }
 
 // loadKeys returns the service's secrets, generating them on first start.

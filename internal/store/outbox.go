@@ -22,6 +22,10 @@ type Outbox interface {
 	// Release drops owner's leases on ids that were claimed but not tried,
 	// so they are due at once (a graceful shutdown).
 	Release(ctx context.Context, owner string, ids []int64) error
+	// RecoverLeases drops every lease, so deliveries a dead process had
+	// claimed are due at once. Only for a database one process serves (it
+	// is called at start, when every lease found belongs to a dead process).
+	RecoverLeases(ctx context.Context) (int, error)
 	// NextDue returns when the next pending delivery falls due; ok is false
 	// when none is pending.
 	NextDue(ctx context.Context) (at time.Time, ok bool, err error)

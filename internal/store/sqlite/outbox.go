@@ -121,6 +121,20 @@ func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
 	})
 }
 
+// RecoverLeases drops every lease.
+func (s *Store) RecoverLeases(ctx context.Context) (int, error) {
+	var n int64
+	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
+		res, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL")
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
 // NextDue returns when the next pending delivery falls due.
 func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var at sql.NullInt64

@@ -85,6 +85,12 @@ func testClaimLeases(t *testing.T, o Opener) {
 	if got := claim(t, s, "p4", now.Add(time.Minute)); len(got) != 1 || got[0].ID != later[0].ID {
 		t.Fatalf("a released delivery is due at once: %+v", got)
 	}
+	if n, err := s.RecoverLeases(context.Background()); err != nil || n != 2 {
+		t.Fatalf("RecoverLeases = %d, %v; want 2", n, err)
+	}
+	if got := claim(t, s, "p5", now.Add(time.Minute)); len(got) != 2 {
+		t.Fatalf("after RecoverLeases every delivery is due: %+v", got)
+	}
 }
 
 func testFinishAndReplay(t *testing.T, o Opener) {
