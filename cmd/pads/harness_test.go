@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,29 +48,11 @@ clients:
 `, dataDir, acmeKey, config.DigestAPIKey(globexKey))
 }
 
-// lockedBuffer is an io.Writer safe for the server and the test at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // server is one pads process started in-process through run().
 type server struct {
 	t    *testing.T
 	base string
-	logs *lockedBuffer
+	logs *syncBuffer
 	stop func() // shuts pads down and waits for it
 }
 
@@ -89,7 +70,7 @@ func startServer(t *testing.T) *server {
 func startServerAt(t *testing.T, path string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	done := make(chan struct{})
 	var runErr error
 	go func() {

@@ -1,5 +1,6 @@
 // Command pads is the Patient Assessment Data Service.
 //
+//	pads demo                                     the whole flow on this machine
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "demo":
+		return demo(ctx, args[1:], getenv, stdout, stderr)
 	case "deliveries":
 		return deliveries(ctx, args[1:], getenv, stdout, stderr)
 	case "records":

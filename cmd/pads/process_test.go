@@ -37,8 +37,8 @@ func TestMain(m *testing.M) {
 type proc struct {
 	cmd    *exec.Cmd
 	base   string
-	logs   *lockedBuffer
-	out    *lockedBuffer
+	logs   *syncBuffer
+	out    *syncBuffer
 	exited chan struct{} // closed when the process has exited
 	err    error         // its exit error, once exited is closed
 }
@@ -55,7 +55,7 @@ func startProc(t *testing.T, dir string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{logs: &lockedBuffer{}, out: &lockedBuffer{}}
+	p := &proc{logs: &syncBuffer{}, out: &syncBuffer{}}
 	p.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
 	p.cmd.Dir, p.cmd.Stdout, p.cmd.Stderr = dir, p.out, p.logs
 	if err := p.cmd.Start(); err != nil {
