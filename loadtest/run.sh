@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# Load test of the save path: durable saves/s and latency of pads at 64
-# connections, against a bare JSON handler measured in the same run on the
-# same machine. Usage: loadtest/run.sh [seconds] [connections]
-# Needs wrk (apt-get install wrk). Prints one summary line at the end.
+# Load tests of pads on this machine.
+#
+#   loadtest/run.sh [seconds] [connections]
+#     The save path: durable saves/s and latency at 64 connections, against
+#     a bare JSON handler measured in the same run. Needs wrk.
+#   loadtest/run.sh e2e [seconds]
+#     End to end, save answered -> signed webhook received: paced at
+#     1,000 saves/s, then flat out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = e2e ]; then
+  secs=${2:-15}
+  bin=$(mktemp -d)
+  trap 'rm -rf "$bin"' EXIT
+  GOTOOLCHAIN=local go build -o "$bin/pads" ./cmd/pads
+  GOTOOLCHAIN=local go build -o "$bin/e2e" ./loadtest/e2e
+  "$bin/e2e" -pads "$bin/pads" -rate 1000 -duration "${secs}s"
+  "$bin/e2e" -pads "$bin/pads" -rate 0 -duration "${secs}s"
+  exit 0
+fi
 secs=${1:-15}
 conns=${2:-64}
 command -v wrk >/dev/null || { echo "loadtest: wrk is missing (apt-get install wrk)" >&2; exit 1; }

@@ -51,7 +51,7 @@ func (o Options) withDefaults() Options {
 		o.Poll = time.Second
 	}
 	if o.Lease == 0 {
-		o.Lease = config.MaxTimeout + 30*time.Second
+		o.Lease = 4 * config.MaxTimeout
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -79,9 +79,17 @@ type Dispatcher struct {
 	cancel  context.CancelFunc
 
 	mu       sync.Mutex
-	busy     map[string]int // attempts in flight by destination key
+	dests    map[string]*lane // by destination key
 	inflight int
+	queued   int
 	attempts sync.WaitGroup
+}
+
+// lane is one destination's claimed deliveries: at most PerDestination in
+// flight, up to as many again waiting in line (under lease) for a slot.
+type lane struct {
+	busy  int
+	queue []store.Claimed
 }
 
 // NewDispatcher returns a dispatcher over outbox. senders maps a
@@ -91,7 +99,7 @@ func NewDispatcher(outbox store.Outbox, cfg func() *config.Config, senders map[s
 	return &Dispatcher{
 		outbox: outbox, config: cfg, senders: senders, log: log, observer: obs, opts: opts.withDefaults(),
 		owner: processID(), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		hard: hard, cancel: cancel, busy: map[string]int{},
+		hard: hard, cancel: cancel, dests: map[string]*lane{},
 	}
 }
 
@@ -118,12 +126,26 @@ func (d *Dispatcher) Notify() {
 // Start runs the dispatcher until Stop.
 func (d *Dispatcher) Start() { go d.run() }
 
-// Stop stops claiming, waits for the attempts in flight until ctx ends,
-// then cancels them; an attempt cut short is retried later (its lease runs
-// out).
+// Stop stops claiming and releases the deliveries waiting in line, waits
+// for the attempts in flight until ctx ends, then cancels them; an attempt
+// cut short is retried later (its lease runs out).
 func (d *Dispatcher) Stop(ctx context.Context) {
 	close(d.stop)
 	<-d.stopped
+	d.mu.Lock()
+	var waiting []int64
+	for _, l := range d.dests {
+		for _, c := range l.queue {
+			waiting = append(waiting, c.ID)
+		}
+		l.queue = nil
+	}
+	d.mu.Unlock()
+	if len(waiting) > 0 {
+		if err := d.outbox.Release(ctx, d.owner, waiting); err != nil {
+			d.log.Error("release deliveries", "err", err)
+		}
+	}
 	done := make(chan struct{})
 	go func() { d.attempts.Wait(); close(done) }()
 	select {
@@ -146,17 +168,24 @@ func (d *Dispatcher) run() {
 		case <-d.wake:
 		case <-timer.C:
 		}
-		for d.claimRound() {
+		more, saturated := d.claimRound()
+		for more {
+			more, saturated = d.claimRound()
+		}
+		if saturated {
+			// Every worker is busy: the next finished attempt wakes us.
+			timer.Reset(d.opts.Poll)
+			continue
 		}
 		timer.Reset(d.sleep())
 	}
 }
 
-// sleep is how long to wait for the next due delivery, at most Poll. A
+// sleep is how long to wait for the next scheduled retry, at most Poll. A
 // delivery due now that could not be claimed waits for its destination to
 // free a slot, which wakes the dispatcher anyway.
 func (d *Dispatcher) sleep() time.Duration {
-	at, ok, err := d.outbox.NextDue(d.hard)
+	at, ok, err := d.outbox.NextDue(d.hard, d.opts.Now())
 	if err != nil || !ok {
 		return d.opts.Poll
 	}
@@ -166,65 +195,100 @@ func (d *Dispatcher) sleep() time.Duration {
 	return d.opts.Poll
 }
 
-// claimRound claims what the free workers can take and starts their
-// attempts. It reports whether another round may find more.
-func (d *Dispatcher) claimRound() bool {
+// claimRound claims deliveries for the destinations with room in line and
+// starts what their slots allow. It reports whether another round may find
+// more, and whether the line is full (every destination with work is at
+// its limit, or the dispatcher as a whole is).
+func (d *Dispatcher) claimRound() (more, saturated bool) {
 	d.mu.Lock()
-	free := d.opts.Workers - d.inflight
+	room := d.opts.Workers*2 - d.inflight - d.queued
 	var skip []string
-	for key, n := range d.busy {
-		if n >= d.opts.PerDestination {
+	for key, l := range d.dests {
+		if l.busy+len(l.queue) >= 2*d.opts.PerDestination {
 			skip = append(skip, key)
 		}
 	}
 	d.mu.Unlock()
-	if free <= 0 {
-		return false
+	if room <= 0 {
+		return false, true
 	}
-	limit := min(free, 128)
+	limit := min(room, 128)
 	now := d.opts.Now()
 	claimed, err := d.outbox.Claim(d.hard, store.ClaimRequest{Owner: d.owner, Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: limit, Skip: skip})
 	if err != nil {
 		d.log.Error("claim deliveries", "err", err)
-		return false
+		return false, false
 	}
-	cfg := d.config()
 	var overflow []int64
+	d.mu.Lock()
 	for _, c := range claimed {
-		dest, client := cfg.Destination(c.Destination)
-		d.mu.Lock()
-		full := dest != nil && d.busy[c.Destination] >= d.opts.PerDestination
-		if !full {
-			d.busy[c.Destination]++
-			d.inflight++
-			d.attempts.Add(1)
-		}
-		d.mu.Unlock()
-		if full {
-			overflow = append(overflow, c.ID) // its destination filled up within this claim
+		l := d.lane(c.Destination)
+		if l.busy+len(l.queue) >= 2*d.opts.PerDestination {
+			overflow = append(overflow, c.ID) // its line filled up within this claim
 			continue
 		}
-		go d.attempt(c, dest, client)
+		l.queue = append(l.queue, c)
+		d.queued++
 	}
+	d.startLocked()
+	d.mu.Unlock()
 	if len(overflow) > 0 {
 		if err := d.outbox.Release(d.hard, d.owner, overflow); err != nil {
 			d.log.Error("release deliveries", "err", err)
 		}
 	}
-	return len(claimed) == limit && len(overflow) == 0
+	return len(claimed) == limit && len(overflow) == 0, false
+}
+
+func (d *Dispatcher) lane(key string) *lane {
+	l, ok := d.dests[key]
+	if !ok {
+		l = &lane{}
+		d.dests[key] = l
+	}
+	return l
+}
+
+// startLocked starts the waiting deliveries that have a slot. d.mu is held.
+func (d *Dispatcher) startLocked() {
+	cfg := d.config()
+	for key, l := range d.dests {
+		for len(l.queue) > 0 && l.busy < d.opts.PerDestination && d.inflight < d.opts.Workers {
+			c := l.queue[0]
+			l.queue = l.queue[1:]
+			l.busy++
+			d.queued--
+			d.inflight++
+			d.attempts.Add(1)
+			dest, client := cfg.Destination(c.Destination)
+			go d.attempt(c, dest, client)
+		}
+		if l.busy == 0 && len(l.queue) == 0 {
+			delete(d.dests, key)
+		}
+	}
 }
 
 // attempt tries one delivery once and records what came of it.
 func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *config.Client) {
 	defer func() {
 		d.mu.Lock()
-		if d.busy[c.Destination]--; d.busy[c.Destination] <= 0 {
-			delete(d.busy, c.Destination)
-		}
+		l := d.lane(c.Destination)
+		l.busy--
 		d.inflight--
+		// Claim again only once the line has drained to half, so claims
+		// come in batches rather than one per finished attempt.
+		refill := l.busy+len(l.queue) <= d.opts.PerDestination/2
+		select {
+		case <-d.stop: // stopping: the line is released, start nothing
+		default:
+			d.startLocked()
+		}
 		d.mu.Unlock()
 		d.attempts.Done()
-		d.Notify()
+		if refill {
+			d.Notify()
+		}
 	}()
 	n := c.Attempts + 1
 	start := d.opts.Now()
@@ -245,7 +309,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 		cancel()
 	}
 	end := d.opts.Now()
-	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, Series: c.Series, Number: n, Owner: d.owner,
+	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: c.Series, Number: n, Owner: d.owner,
 		StartedAt: start, Duration: end.Sub(start), StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
 	outcome := "delivered"
 	switch {

@@ -26,9 +26,10 @@ type Outbox interface {
 	// claimed are due at once. Only for a database one process serves (it
 	// is called at start, when every lease found belongs to a dead process).
 	RecoverLeases(ctx context.Context) (int, error)
-	// NextDue returns when the next pending delivery falls due; ok is false
-	// when none is pending.
-	NextDue(ctx context.Context) (at time.Time, ok bool, err error)
+	// NextDue returns the earliest due time after after among pending
+	// deliveries (a scheduled retry); ok is false when there is none.
+	// Deliveries already due are not its concern: claims find them.
+	NextDue(ctx context.Context, after time.Time) (at time.Time, ok bool, err error)
 	// Deliveries lists deliveries, newest first.
 	Deliveries(ctx context.Context, f DeliveryFilter) ([]Delivery, error)
 	// Delivery returns one delivery and its attempts, oldest first.
@@ -88,6 +89,7 @@ type ClaimRequest struct {
 // Attempt is one try of a delivery.
 type Attempt struct {
 	DeliveryID int64
+	MessageID  string
 	Series     int
 	Number     int
 	Owner      string // the process that made it

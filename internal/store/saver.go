@@ -70,7 +70,9 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	} else {
 		id := req.PatientUUID
 		if id == "" {
-			id = uuid.NewString()
+			// Version 7: time-ordered, so records pads names cluster in the
+			// key index; any version is valid as a patientUUID.
+			id = uuid.Must(uuid.NewV7()).String()
 		}
 		rec.Key = record.Key{ClientID: req.ClientID, PatientUUID: id, AssessmentType: req.AssessmentType}
 		rec.CreatedAt = now
@@ -150,10 +152,16 @@ func (s *Saver) events(ctx context.Context, tx Tx, res *SaveResult, rec record.R
 }
 
 // NewMessageID returns a fresh delivery message id: "msg_" and 32 hex
-// digits of randomness.
+// digits, the first 12 the Unix milliseconds and the rest random. Ids made
+// later sort later, so the database's index of them grows at one end.
 func NewMessageID() string {
 	var b [16]byte
-	rand.Read(b[:])
+	ms := time.Now().UnixMilli()
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	rand.Read(b[6:])
 	return "msg_" + hex.EncodeToString(b[:])
 }
 

@@ -40,9 +40,11 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	var out []store.Claimed
 	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
 		out = out[:0]
-		q := `UPDATE deliveries SET lease_owner = ?, lease_until = ? WHERE id IN (
+		// next_at moves to the lease's end: due-scans skip deliveries in
+		// flight, and a dead claimer's deliveries fall due when its lease ends.
+		q := `UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_at = ? WHERE id IN (
 			SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`
-		args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
+		args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
 		if len(req.Skip) > 0 {
 			q += " AND destination NOT IN (?" + strings.Repeat(", ?", len(req.Skip)-1) + ")"
 			for _, k := range req.Skip {
@@ -86,21 +88,14 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 
 // Finish records an attempt and the delivery's new state.
 func (s *Store) Finish(ctx context.Context, f store.Finished) error {
+	response := s.saver.SealResponse(f.MessageID, f.Response) // off the writer
 	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
-		var messageID string
-		if err := t.conn.QueryRowContext(ctx, "SELECT message_id FROM deliveries WHERE id = ?", f.DeliveryID).Scan(&messageID); err != nil {
+		if _, err := t.attempt.ExecContext(ctx, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
+			nullInt(f.StatusCode), nullString(f.ErrorClass), response); err != nil {
 			return err
 		}
-		if _, err := t.conn.ExecContext(ctx, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
-			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
-			nullInt(f.StatusCode), nullString(f.ErrorClass), s.saver.SealResponse(messageID, f.Response)); err != nil {
-			return err
-		}
-		_, err := t.conn.ExecContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
-			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`,
-			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), nullString(f.ErrorClass),
-			f.DeliveryID, f.Owner, f.Series)
+		_, err := t.finish.ExecContext(ctx, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(),
+			nullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
 		return err
 	})
 	if err != nil {
@@ -115,7 +110,7 @@ func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
 		return nil
 	}
 	return s.w.do(ctx, func(ctx context.Context, t *tx) error {
-		_, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ? AND id IN ("+
+		_, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0 WHERE lease_owner = ? AND id IN ("+
 			placeholders(len(ids))+")", append([]any{owner}, anys(ids)...)...)
 		return err
 	})
@@ -125,7 +120,7 @@ func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
 func (s *Store) RecoverLeases(ctx context.Context) (int, error) {
 	var n int64
 	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
-		res, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL")
+		res, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0 WHERE lease_owner IS NOT NULL")
 		if err != nil {
 			return err
 		}
@@ -135,10 +130,11 @@ func (s *Store) RecoverLeases(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
-// NextDue returns when the next pending delivery falls due.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+// NextDue returns the earliest scheduled due time after after: one step
+// down the (state, next_at) index, however long the queue.
+func (s *Store) NextDue(ctx context.Context, after time.Time) (time.Time, bool, error) {
 	var at sql.NullInt64
-	err := s.readDB.QueryRowContext(ctx, `SELECT min(max(next_at, coalesce(lease_until, 0))) FROM deliveries WHERE state = 'pending'`).Scan(&at)
+	err := s.readDB.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at > ?`, after.UnixNano()).Scan(&at)
 	if err != nil || !at.Valid {
 		return time.Time{}, false, err
 	}

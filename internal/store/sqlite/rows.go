@@ -58,6 +58,8 @@ type tx struct {
 	update   *sql.Stmt
 	event    *sql.Stmt
 	delivery *sql.Stmt
+	attempt  *sql.Stmt
+	finish   *sql.Stmt
 	byEmail  map[int]*sql.Stmt // by number of indexes
 }
 
@@ -74,6 +76,10 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, updated_at = ?,
 			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
 		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, created_at, payload) VALUES (?, ?, ?, ?, ?)"},
+		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
+			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&t.finish, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
+			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`},
 		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
 			next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`},
 	} {
@@ -161,7 +167,7 @@ func (t *tx) page(ctx context.Context, after int64, n int) ([]store.Row, error) 
 }
 
 func (t *tx) close() {
-	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event, t.delivery} {
+	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event, t.delivery, t.attempt, t.finish} {
 		if st != nil {
 			st.Close()
 		}

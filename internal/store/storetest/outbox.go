@@ -100,7 +100,7 @@ func testFinishAndReplay(t *testing.T, o Opener) {
 	now := time.Now().Add(time.Second)
 	d := claim(t, s, "p1", now)[0]
 	retryAt := now.Add(10 * time.Minute)
-	fin := store.Finished{Attempt: store.Attempt{DeliveryID: d.ID, Series: 1, Number: 1, Owner: "p1", StartedAt: now,
+	fin := store.Finished{Attempt: store.Attempt{DeliveryID: d.ID, MessageID: d.MessageID, Series: 1, Number: 1, Owner: "p1", StartedAt: now,
 		Duration: 40 * time.Millisecond, StatusCode: 500, ErrorClass: "http_5xx", Response: []byte(`{"error":"boom"}`)},
 		State: store.Pending, NextAt: retryAt}
 	if err := s.Finish(ctx, fin); err != nil {
@@ -109,8 +109,11 @@ func testFinishAndReplay(t *testing.T, o Opener) {
 	if got := claim(t, s, "p1", now.Add(time.Minute)); len(got) != 0 {
 		t.Fatal("a delivery waiting for its retry is not due")
 	}
-	if at, ok, err := s.NextDue(ctx); err != nil || !ok || !at.Equal(retryAt) {
+	if at, ok, err := s.NextDue(ctx, now); err != nil || !ok || !at.Equal(retryAt) {
 		t.Fatalf("NextDue = %v %v %v, want %v", at, ok, err, retryAt)
+	}
+	if _, ok, _ := s.NextDue(ctx, retryAt); ok {
+		t.Fatal("nothing is due after the retry")
 	}
 	d = claim(t, s, "p1", retryAt)[0]
 	// A finish from a process that lost the lease records the attempt but

@@ -1,0 +1,218 @@
+// Command e2e measures pads end to end: the time from a save's answer to
+// the signed webhook's arrival at a receiver, and the deliveries per second.
+// It runs the receiver, starts the pads binary given with -pads on a fresh
+// data dir, and sends saves that each complete a form (one delivery each),
+// either paced (-rate) or flat out (-rate 0). Run it with loadtest/run.sh e2e.
+package main
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+func main() {
+	padsBin := flag.String("pads", "", "path of the pads binary")
+	rate := flag.Int("rate", 1000, "saves per second; 0 sends flat out")
+	dur := flag.Duration("duration", 15*time.Second, "how long to send")
+	workers := flag.Int("workers", 64, "concurrent senders")
+	flag.Parse()
+	if *padsBin == "" {
+		log.Fatal("e2e: -pads is required")
+	}
+	var (
+		mu       sync.Mutex
+		answered = map[string]time.Time{}
+		arrived  = map[string]time.Time{}
+		badSig   atomic.Int64
+	)
+	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	recv := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		now := time.Now()
+		if !verify(key, r.Header, body) {
+			badSig.Add(1)
+		}
+		var p struct{ UUID string }
+		json.Unmarshal(body, &p)
+		mu.Lock()
+		arrived[p.UUID] = now
+		mu.Unlock()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	go http.Serve(ln, recv)
+
+	base, stop := startPads(*padsBin, "http://"+ln.Addr().String())
+	defer stop()
+	tok := token(base)
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
+	jobs := make(chan int, *workers)
+	var wg sync.WaitGroup
+	var errs atomic.Int64
+	for range *workers {
+		wg.Go(func() {
+			for i := range jobs {
+				id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, time.Now().UnixNano()&0xffffffffffff)
+				body := fmt.Sprintf(`{"assessmentType":"faceScan","funnelID":"load-main","email":"p%d@example.com","patientUUID":%q,"firstName":"Ada","zip":"02134","formCompleted":true}`, i, id)
+				req, _ := http.NewRequest("POST", base+"/patient/savePatientData?dataType=non-sensitive", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil || resp.StatusCode != 201 {
+					errs.Add(1)
+					if resp != nil {
+						resp.Body.Close()
+					}
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				now := time.Now()
+				mu.Lock()
+				answered[id] = now
+				mu.Unlock()
+			}
+		})
+	}
+	start := time.Now()
+	sent := 0
+	for time.Since(start) < *dur {
+		if *rate > 0 {
+			due := start.Add(time.Duration(sent) * time.Second / time.Duration(*rate))
+			if w := time.Until(due); w > 0 {
+				time.Sleep(w)
+			}
+		}
+		jobs <- sent
+		sent++
+	}
+	close(jobs)
+	wg.Wait()
+	sendEnd := time.Now()
+	// Wait for the stragglers.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		done := len(arrived) >= len(answered)
+		mu.Unlock()
+		if done {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var lat []time.Duration
+	var last time.Time
+	for id, a := range answered {
+		if at, ok := arrived[id]; ok {
+			lat = append(lat, max(at.Sub(a), 0))
+			if at.After(last) {
+				last = at
+			}
+		}
+	}
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(float64(len(lat))*p))]
+	}
+	mode := fmt.Sprintf("paced at %d/s", *rate)
+	if *rate == 0 {
+		mode = "flat out"
+	}
+	fmt.Printf("e2e %s, %d workers, %v: %d saves answered (%.0f/s), %d delivered (%.0f events/s until the last arrival), %d lost, %d save errors, %d bad signatures\n",
+		mode, *workers, *dur, len(answered), float64(len(answered))/sendEnd.Sub(start).Seconds(), len(lat),
+		float64(len(lat))/last.Sub(start).Seconds(), len(answered)-len(lat), errs.Load(), badSig.Load())
+	fmt.Printf("save answered -> webhook received: p50 %v  p90 %v  p99 %v  max %v\n",
+		pct(0.5).Round(100*time.Microsecond), pct(0.9).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), pct(1).Round(100*time.Microsecond))
+}
+
+func verify(key []byte, h http.Header, body []byte) bool {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(h.Get("webhook-id") + "." + h.Get("webhook-timestamp") + "."))
+	m.Write(body)
+	want := "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+	return hmac.Equal([]byte(want), []byte(h.Get("webhook-signature")))
+}
+
+func startPads(bin, receiver string) (string, func()) {
+	dir, err := os.MkdirTemp("", "pads-e2e-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	port := freePort()
+	cfg := fmt.Sprintf(`listen: 127.0.0.1:%d
+dataDir: %s
+destinations: {allowPrivateNetworks: true, allowPlainHTTP: true}
+clients:
+  - id: load
+    apiKeys: [{key: load-test-key-0123456789}]
+    subscription: full
+    funnels: [{id: load-main}]
+    destinations:
+      - type: webhook
+        url: %s
+        auth: {hmac: {secret: %q}}
+`, port, dir, receiver, secret)
+	path := filepath.Join(dir, "pads.yaml")
+	os.WriteFile(path, []byte(cfg), 0o600)
+	cmd := exec.Command(bin, "serve", "--config", path)
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	for range 200 {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return base, func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }
+}
+
+func freePort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func token(base string) string {
+	resp, err := http.Post(base+"/storage/authenticate", "application/json",
+		bytes.NewReader([]byte(`{"username":"load","password":"load-test-key-0123456789"}`)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Token string }
+	json.NewDecoder(resp.Body).Decode(&out)
+	return out.Token
+}
