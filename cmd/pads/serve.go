@@ -21,6 +21,7 @@ import (
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/deliver/sns"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
@@ -147,8 +148,10 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	if err != nil {
 		return nil, err
 	}
+	policy := func() config.DestinationPolicy { return a.live.Load().Destinations }
 	senders := map[string]deliver.Sender{
-		"webhook": webhook.NewSender(cfg.ServiceName, version, func() config.DestinationPolicy { return a.live.Load().Destinations }),
+		"webhook": webhook.NewSender(cfg.ServiceName, version, policy),
+		"sns":     sns.NewSender(policy),
 	}
 	a.dispatcher = deliver.NewDispatcher(a.store, a.live.Load, senders, logger, a.metrics, deliver.Options{})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {

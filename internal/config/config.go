@@ -108,6 +108,8 @@ type Destination struct {
 	TopicARN    string            `yaml:"topicArn"`
 	Region      string            `yaml:"region"`
 	Endpoint    string            `yaml:"endpoint"`
+	// RoleARN, for sns, is a role to assume for publishing.
+	RoleARN string `yaml:"roleArn"`
 
 	key string
 }

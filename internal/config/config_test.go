@@ -89,6 +89,8 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"timeout over 30s", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        timeout: 31s\n", "line 11: clients[0].destinations[0].timeout: must be more than 0 and at most 30s"},
 		{"bad topic arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sqs:us-east-1:123456789012:q\n        region: us-east-1\n", "line 10: clients[0].destinations[0].topicArn: must be an SNS topic ARN"},
 		{"region disagrees", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sns:us-east-1:123456789012:t\n        region: eu-west-1\n", `clients[0].destinations[0].region: "eu-west-1" disagrees`},
+		{"bad role arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sns:us-east-1:123456789012:t\n        region: us-east-1\n        roleArn: admin\n", "clients[0].destinations[0].roleArn: must be an IAM role ARN"},
+		{"sns key on a webhook", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        region: us-east-1\n", "clients[0].destinations[0]: topicArn, region, endpoint and roleArn belong to sns destinations"},
 		{"unknown type", minimal + "    destinations:\n      - type: email\n", "clients[0].destinations[0].type: must be webhook or sns"},
 	}
 	for _, tt := range tests {

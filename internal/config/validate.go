@@ -82,6 +82,7 @@ var (
 	envRE         = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 	hexDigestRE   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	topicARNRE    = regexp.MustCompile(`^arn:aws[a-z-]*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256}(\.fifo)?)$`)
+	roleARNRE     = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
 )
 
 // MinAPIKeyLength is the shortest API key accepted in clear in the config:
@@ -277,8 +278,8 @@ func (c *Config) validateWebhook(p string, d *Destination) error {
 	if u.User != nil {
 		return c.errAt(p+".url", "must not hold credentials: use auth.basic")
 	}
-	if d.TopicARN != "" || d.Region != "" || d.Endpoint != "" {
-		return c.errAt(p, "topicArn, region and endpoint belong to sns destinations")
+	if d.TopicARN != "" || d.Region != "" || d.Endpoint != "" || d.RoleARN != "" {
+		return c.errAt(p, "topicArn, region, endpoint and roleArn belong to sns destinations")
 	}
 	if err := c.validateAuth(p+".auth", &d.Auth); err != nil {
 		return err
@@ -392,9 +393,14 @@ func (c *Config) validateSNS(p string, d *Destination) error {
 		return c.errAt(p+".region", "%q disagrees with the topic ARN's region %q", d.Region, m[1])
 	}
 	if d.Endpoint != "" {
-		if u, err := url.Parse(d.Endpoint); err != nil || u.Host == "" {
+		if u, err := url.Parse(d.Endpoint); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 			return c.errAt(p+".endpoint", "must be an absolute URL")
+		} else if u.Scheme == "http" && !c.Destinations.AllowPlainHTTP {
+			return c.errAt(p+".endpoint", "must use https (set destinations.allowPlainHTTP only for development)")
 		}
+	}
+	if d.RoleARN != "" && !roleARNRE.MatchString(d.RoleARN) {
+		return c.errAt(p+".roleArn", "must be an IAM role ARN, arn:aws:iam::<account>:role/<name>")
 	}
 	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) {
 		return c.errAt(p, "url, headers and auth belong to webhook destinations")

@@ -315,7 +315,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 	switch {
 	case res.ErrorClass == "":
 		fin.State = store.Delivered
-	case dest == nil:
+	case dest == nil || res.Permanent:
 		fin.State, outcome = store.Failed, "failed"
 	default:
 		p := Policy{Attempts: dest.Retry.Attempts, InitialDelay: dest.Retry.InitialDelay.D(), Multiplier: dest.Retry.Multiplier, Jitter: d.opts.Jitter}

@@ -26,6 +26,10 @@ type Result struct {
 	ErrorClass string // "" on success; see docs/delivery.md
 	Response   []byte // the first 1 KiB of the answer's body
 	RetryAfter time.Duration
+	// Permanent marks a failure that retrying cannot mend (the topic does
+	// not exist, pads may not publish to it): the delivery fails at once,
+	// kept for replay once the destination is fixed.
+	Permanent bool
 }
 
 // Sender delivers to one type of destination.

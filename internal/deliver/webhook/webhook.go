@@ -5,13 +5,9 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,21 +16,17 @@ import (
 
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/deliver/egress"
 )
 
 // maxResponse is how much of an answer is kept for the attempt log.
 const maxResponse = 1 << 10
 
-// Error classes of a webhook attempt (docs/delivery.md).
+// Error classes of a webhook attempt, beyond egress's (docs/delivery.md).
 const (
-	ClassTimeout    = "timeout"
-	ClassBlocked    = "ssrf_blocked"
-	ClassDNS        = "dns"
-	ClassConnection = "connection"
-	ClassTLS        = "tls"
-	ClassAuth       = "auth_failed"
-	ClassScheme     = "plain_http_refused"
-	ClassRequest    = "bad_request_config"
+	ClassAuth    = "auth_failed"
+	ClassScheme  = "plain_http_refused"
+	ClassRequest = "bad_request_config"
 )
 
 // Sender posts webhooks. One Sender serves every destination; it keeps
@@ -55,32 +47,11 @@ func NewSender(serviceName, version string, policy func() config.DestinationPoli
 		service:   strings.ToUpper(serviceName[:1]) + serviceName[1:],
 		userAgent: "pads/" + version,
 		policy:    policy,
-		client:    newClient(true),
-		open:      newClient(false),
+		client:    egress.NewClient(true),
+		open:      egress.NewClient(false),
 	}
 	s.tokens = &tokens{byDest: map[*config.OAuth2Auth]oauth2.TokenSource{}}
 	return s
-}
-
-func newClient(guarded bool) *http.Client {
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if guarded {
-		d.Control = guard
-	}
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:               nil, // a proxy would connect on our behalf, past the guard
-			DialContext:         d.DialContext,
-			TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout: 10 * time.Second,
-			MaxIdleConns:        512,
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
-			ForceAttemptHTTP2:   true,
-		},
-		// Redirects are not followed: a 3xx is an answer, and a failed one.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // Send makes one attempt.
@@ -136,7 +107,7 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *config.Destinatio
 
 	resp, err := hc.Do(req)
 	if err != nil {
-		return deliver.Result{ErrorClass: classify(ctx, err)}, false
+		return deliver.Result{ErrorClass: egress.Classify(ctx, err)}, false
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
@@ -166,27 +137,4 @@ func hmacKeys(a *config.HMACAuth) [][]byte {
 		}
 	}
 	return keys
-}
-
-// classify names a transport error without repeating it (it may hold the
-// URL, and with it a token in a query string).
-func classify(ctx context.Context, err error) string {
-	var dnsErr *net.DNSError
-	var certErr *tls.CertificateVerificationError
-	var recErr tls.RecordHeaderError
-	switch {
-	case errors.Is(err, errBlockedAddress):
-		return ClassBlocked
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
-		return ClassTimeout
-	case errors.As(err, &dnsErr):
-		return ClassDNS
-	case errors.As(err, &certErr) || errors.As(err, &recErr) || strings.Contains(err.Error(), "tls:"):
-		return ClassTLS
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return ClassTimeout
-	}
-	return ClassConnection
 }

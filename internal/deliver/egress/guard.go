@@ -1,4 +1,8 @@
-package webhook
+// Package egress is how pads reaches out to clients' systems: HTTP clients
+// whose dialer refuses non-public addresses (SSRF), which never follow
+// redirects and never use a proxy, and the classes that name why an
+// outbound call failed without repeating its error text.
+package egress
 
 import (
 	"errors"
@@ -7,9 +11,9 @@ import (
 	"syscall"
 )
 
-// errBlockedAddress is returned by the dialer for an address the SSRF guard
+// ErrBlocked is returned by the dialer for an address the SSRF guard
 // refuses.
-var errBlockedAddress = errors.New("destination address is not public")
+var ErrBlocked = errors.New("destination address is not public")
 
 // blockedPrefixes are ranges no public webhook lives in, beyond what
 // netip.Addr's predicates cover.
@@ -42,17 +46,17 @@ func Public(addr netip.Addr) bool {
 	return true
 }
 
-// guard is a net.Dialer Control function: it runs after name resolution,
+// Guard is a net.Dialer Control function: it runs after name resolution,
 // on the very address about to be connected, so a name that resolves to a
 // private address (or changes to one later) is refused too.
-func guard(network, address string, _ syscall.RawConn) error {
+func Guard(network, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
-		return errBlockedAddress
+		return ErrBlocked
 	}
 	addr, err := netip.ParseAddr(host)
 	if err != nil || !Public(addr) {
-		return errBlockedAddress
+		return ErrBlocked
 	}
 	return nil
 }

@@ -1,0 +1,104 @@
+package sns_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/deliver/sns"
+	"github.com/pads-dev/pads/internal/deliver/sns/snstest"
+	"github.com/pads-dev/pads/internal/record"
+)
+
+func sender() *sns.Sender {
+	return sns.NewSender(func() config.DestinationPolicy {
+		return config.DestinationPolicy{AllowPrivateNetworks: true, AllowPlainHTTP: true}
+	},
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")),
+		awsconfig.WithEC2IMDSClientEnableState(0))
+}
+
+func message() deliver.Message {
+	return deliver.Message{ID: "msg_0123", DataType: record.Sensitive, Attempt: 1, FunnelID: "acme-main",
+		Key:  record.Key{ClientID: "acme", PatientUUID: "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", AssessmentType: "faceScan"},
+		Body: []byte(`{"uuid":"6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f","healthCreditScore":845}`), Timestamp: time.Now()}
+}
+
+func dest(fake *snstest.Server, topic string) *config.Destination {
+	return &config.Destination{Type: "sns", TopicARN: "arn:aws:sns:us-east-1:123456789012:" + topic, Region: "us-east-1",
+		Endpoint: fake.URL, Timeout: config.Duration(5 * time.Second)}
+}
+
+func TestPublishCarriesThePayloadAndEveryAttribute(t *testing.T) {
+	t.Parallel()
+	fake := snstest.NewServer()
+	defer fake.Close()
+	res := sender().Send(context.Background(), "acme", dest(fake, "acme-results"), message())
+	if res.ErrorClass != "" || res.StatusCode != 200 || string(res.Response) != `{"MessageId":"00000000-0000-4000-8000-000000000001"}` {
+		t.Fatalf("Send = %+v", res)
+	}
+	p := fake.Published()
+	if len(p) != 1 {
+		t.Fatalf("%d publishes", len(p))
+	}
+	got := p[0]
+	if got.TopicARN != "arn:aws:sns:us-east-1:123456789012:acme-results" || got.Message != string(message().Body) || !got.Authorized {
+		t.Fatalf("publish = %+v", got)
+	}
+	want := map[string]string{"dataType": "sensitive", "funnelID": "acme-main", "uuid": "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", "eventId": "msg_0123"}
+	for k, v := range want {
+		if got.Attributes[k] != v || got.AttributeTypes[k] != "String" {
+			t.Errorf("attribute %s = %q (%s), want %q (String)", k, got.Attributes[k], got.AttributeTypes[k], v)
+		}
+	}
+	if got.MessageGroupID != "" || got.MessageDeduplicationID != "" {
+		t.Errorf("a standard topic gets no FIFO fields: %+v", got)
+	}
+}
+
+func TestFIFOTopicsGetAGroupAndADeduplicationID(t *testing.T) {
+	t.Parallel()
+	fake := snstest.NewServer()
+	defer fake.Close()
+	if res := sender().Send(context.Background(), "acme", dest(fake, "acme-results.fifo"), message()); res.ErrorClass != "" {
+		t.Fatalf("Send = %+v", res)
+	}
+	got := fake.Published()[0]
+	if got.MessageGroupID != "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f" || got.MessageDeduplicationID != "msg_0123" {
+		t.Fatalf("FIFO fields: group %q dedup %q", got.MessageGroupID, got.MessageDeduplicationID)
+	}
+}
+
+func TestErrorsAreClassedAndOnlyTransientOnesRetried(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fault     snstest.Fault
+		class     string
+		permanent bool
+	}{
+		{snstest.Throttled, sns.ClassThrottled, false},
+		{snstest.Internal, sns.ClassServer, false},
+		{snstest.Unauthorized, sns.ClassUnauthorized, true},
+		{snstest.NotFound, sns.ClassNotFound, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault.Code, func(t *testing.T) {
+			t.Parallel()
+			fake := snstest.NewServer()
+			defer fake.Close()
+			fake.Faults = func(int) snstest.Fault { return tt.fault }
+			res := sender().Send(context.Background(), "acme", dest(fake, "t"), message())
+			if res.ErrorClass != tt.class || res.Permanent != tt.permanent || res.StatusCode != tt.fault.Status {
+				t.Fatalf("Send = %+v, want class %s permanent %v status %d", res, tt.class, tt.permanent, tt.fault.Status)
+			}
+			if fake.Calls() != 1 {
+				t.Fatalf("the SDK made %d calls: retries belong to the outbox", fake.Calls())
+			}
+		})
+	}
+}
