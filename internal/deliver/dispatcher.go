@@ -298,7 +298,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 	case dest == nil:
 		res = Result{ErrorClass: ClassDestinationRemoved}
 	case d.senders[dest.Type] == nil:
-		res, destType = Result{ErrorClass: ClassUnknownType}, dest.Type
+		res, destType = Result{ErrorClass: ClassUnknownType, Permanent: true}, dest.Type
 	default:
 		destType = dest.Type
 		ctx, cancel := context.WithTimeout(d.hard, dest.Timeout.D())
