@@ -27,6 +27,7 @@ import (
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/postgres"
 	"github.com/pads-dev/pads/internal/store/sqlite"
 )
 
@@ -71,12 +72,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer app.store.Close()
-	// This process is the database's only server (lockDatabase), so any
-	// lease in it was left by a process that died: its deliveries are due.
-	if n, err := app.store.RecoverLeases(ctx); err != nil {
-		return fmt.Errorf("recover deliveries: %w", err)
-	} else if n > 0 {
-		logger.Info("recovered deliveries left in flight by a previous process", "deliveries", n)
+	// With SQLite this process is the database's only server
+	// (lockDatabase), so any lease in it was left by a process that died:
+	// its deliveries are due. With PostgreSQL other processes may hold
+	// leases; a dead one's run out after limits.deliveryLease.
+	if isSQLite(cfg) {
+		if n, err := app.store.RecoverLeases(ctx); err != nil {
+			return fmt.Errorf("recover deliveries: %w", err)
+		} else if n > 0 {
+			logger.Info("recovered deliveries left in flight by a previous process", "deliveries", n)
+		}
 	}
 	app.dispatcher.Start()
 
@@ -153,7 +158,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		"webhook": webhook.NewSender(cfg.ServiceName, version, policy),
 		"sns":     sns.NewSender(policy),
 	}
-	a.dispatcher = deliver.NewDispatcher(a.store, a.live.Load, senders, logger, a.metrics, deliver.Options{})
+	a.dispatcher = deliver.NewDispatcher(a.store, a.live.Load, senders, logger, a.metrics, deliver.Options{Lease: cfg.Limits.DeliveryLease.D()})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -213,8 +218,10 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, observ
 	if path, ok := strings.CutPrefix(cfg.Database, "sqlite://"); ok {
 		return sqlite.Open(ctx, path, sc)
 	}
-	return nil, fmt.Errorf("database %s: only sqlite:// is supported by this version", strings.SplitN(cfg.Database, ":", 2)[0])
+	return postgres.Open(ctx, cfg.Database, sc) // validation allows only sqlite:// and postgres(ql)://
 }
+
+func isSQLite(cfg *config.Config) bool { return strings.HasPrefix(cfg.Database, "sqlite://") }
 
 // reloadOnHUP re-reads the config on SIGHUP. An invalid file is rejected
 // with its reason logged and the config in force stays. Keys that shape the

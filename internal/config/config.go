@@ -36,6 +36,9 @@ type Limits struct {
 	MaxBodyBytes  int64    `yaml:"maxBodyBytes"`
 	LoginFailures int      `yaml:"loginFailures"`
 	LoginWindow   Duration `yaml:"loginWindow"`
+	// DeliveryLease is how long a process holds a claimed delivery; with
+	// several processes it is how soon another takes over a dead one's.
+	DeliveryLease Duration `yaml:"deliveryLease"`
 }
 
 // Secrets are the keys pads itself needs. Absent ones are generated into

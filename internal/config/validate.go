@@ -21,6 +21,7 @@ const (
 	DefaultMaxBodyBytes  = 64 << 10
 	DefaultLoginFailures = 10
 	DefaultLoginWindow   = 15 * time.Minute
+	DefaultDeliveryLease = 4 * MaxTimeout
 	DefaultTimeout       = 30 * time.Second
 	MaxTimeout           = 30 * time.Second
 	DefaultAttempts      = 3
@@ -44,6 +45,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.Limits.LoginWindow == 0 {
 		c.Limits.LoginWindow = Duration(DefaultLoginWindow)
+	}
+	if c.Limits.DeliveryLease == 0 {
+		c.Limits.DeliveryLease = Duration(DefaultDeliveryLease)
 	}
 	for i := range c.Clients {
 		cl := &c.Clients[i]
@@ -131,6 +135,9 @@ func (c *Config) validateLimits() error {
 	}
 	if d := c.Limits.LoginWindow.D(); d < time.Second || d > 24*time.Hour {
 		return c.errAt("limits.loginWindow", "must be between 1s and 24h")
+	}
+	if d := c.Limits.DeliveryLease.D(); d < 5*time.Second || d > time.Hour {
+		return c.errAt("limits.deliveryLease", "must be between 5s and 1h")
 	}
 	return nil
 }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/seal"
+	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/postgres"
+	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
+)
+
+// TestTwoProcessesOnPostgreSQLSurviveAKill runs two pads serve processes on
+// one PostgreSQL database, spreads 500 saves over both, kills one with
+// SIGKILL part way, and checks that every save answered 2xx is delivered,
+// and that no delivery was ever tried by two processes at once.
+func TestTwoProcessesOnPostgreSQLSurviveAKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real processes")
+	}
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	var mu sync.Mutex
+	delivered := map[string]int{} // patient uuid -> deliveries received
+	var rc *receiver
+	rc = newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		var body struct{ UUID string }
+		json.Unmarshal(rc.all()[n].body, &body)
+		mu.Lock()
+		delivered[body.UUID]++
+		mu.Unlock()
+	})
+	jwt, enc := config.NewSecret(), config.NewSecret()
+	dir := t.TempDir()
+	path := writeConfig(t, dir, fmt.Sprintf(`listen: 127.0.0.1:0
+dataDir: %s
+database: %s
+secrets:                        # several processes must share their secrets
+  jwtKeys: [{id: k1, key: %q}]
+  encryptionKeys: [{id: e1, key: %q}]
+limits:
+  deliveryLease: 5s
+destinations: {allowPrivateNetworks: true, allowPlainHTTP: true}
+clients:
+  - id: acme
+    apiKeys: [{key: %s}]
+    subscription: full
+    funnels: [{id: acme-main}]
+    destinations:
+      - type: webhook
+        url: %s
+        retry: {attempts: 10, initialDelay: 200ms, multiplier: 1}
+`, filepath.Join(dir, "data"), dbURL, jwt, enc, acmeKey, rc.srv.URL))
+	procs := []*proc{startProc(t, dir, "--config", path), startProc(t, dir, "--config", path)}
+	tok := procToken(t, procs[0].base, "acme", acmeKey) // valid on both: same keys
+
+	var acked sync.Map // uuid -> true
+	var count atomic.Int64
+	var killed atomic.Bool
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range jobs {
+				p := procs[i%2]
+				if i%2 == 0 && killed.Load() {
+					p = procs[1]
+				}
+				body := fmt.Sprintf(`{"assessmentType":"faceScan","funnelID":"acme-main","email":"p%d@example.com","formCompleted":true}`, i)
+				req, _ := newSaveRequest(p.base, tok, body)
+				resp, err := httpClient.Do(req)
+				if err != nil {
+					continue // the killed process: not acknowledged
+				}
+				var out struct{ PatientUUID string }
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if resp.StatusCode == 201 {
+					acked.Store(out.PatientUUID, true)
+					count.Add(1)
+				}
+			}
+		})
+	}
+	for i := range 500 {
+		if i == 250 {
+			procs[0].cmd.Process.Signal(syscall.SIGKILL)
+			procs[0].wait()
+			killed.Store(true)
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	var want []string
+	acked.Range(func(k, _ any) bool { want = append(want, k.(string)); return true })
+	t.Logf("%d saves acknowledged", len(want))
+	if len(want) < 400 {
+		t.Fatalf("only %d of 500 saves acknowledged", len(want))
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		missing := 0
+		for _, u := range want {
+			if delivered[u] == 0 {
+				missing++
+			}
+		}
+		mu.Unlock()
+		if missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d acknowledged saves never delivered", missing)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	checkOneLeaseHolderPerAttempt(t, dbURL, enc)
+}
+
+// checkOneLeaseHolderPerAttempt reads the attempt log: attempts of one
+// delivery by different processes never overlap in time.
+func checkOneLeaseHolderPerAttempt(t *testing.T, dbURL, enc string) {
+	t.Helper()
+	raw, _ := base64.StdEncoding.DecodeString(enc)
+	kr, err := seal.NewKeyring([]seal.Key{{ID: "e1", Secret: raw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := postgres.Open(context.Background(), dbURL, store.Config{Keys: kr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ds, err := st.Deliveries(context.Background(), store.DeliveryFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]bool{}
+	for _, d := range ds {
+		_, attempts, err := st.Delivery(context.Background(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(attempts, func(i, j int) bool { return attempts[i].StartedAt.Before(attempts[j].StartedAt) })
+		for i, a := range attempts {
+			owners[a.Owner] = true
+			if i > 0 {
+				prev := attempts[i-1]
+				if prev.Owner != a.Owner && prev.StartedAt.Add(prev.Duration).After(a.StartedAt) {
+					t.Fatalf("delivery %d: attempts by %s and %s overlap", d.ID, prev.Owner, a.Owner)
+				}
+			}
+		}
+	}
+	if len(owners) < 2 {
+		t.Errorf("attempts by %d processes; both should have delivered", len(owners))
+	}
+}

@@ -1,0 +1,232 @@
+// Package postgres is the Store for several pads processes sharing one
+// PostgreSQL database (pgx/v5, pgxpool).
+//
+// The rules are the same as the embedded store's (store.Saver runs inside
+// each transaction). What several processes add:
+//
+//   - A save first takes a transaction-scoped advisory lock on the key it
+//     looks a record up by: (client, patientUUID, assessmentType), or
+//     (client, assessmentType, email hash) for an email-only save. Two
+//     processes creating "the same" record therefore run one after the
+//     other, and the second finds the first's row. Batches that deadlock on
+//     those locks are run again whole.
+//   - Claims take rows with FOR UPDATE SKIP LOCKED under a lease, so each
+//     delivery is tried by one process at a time; a killed process's leases
+//     run out and another process takes its deliveries over.
+//   - Saves are batched into shared transactions (group commit) by a few
+//     workers, so throughput grows with connections, not round trips.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// batchWorkers is how many transactions of batched work run at once.
+const batchWorkers = 4
+
+// Store is the PostgreSQL implementation of store.Store.
+type Store struct {
+	cfg   store.Config
+	saver store.Saver
+	pool  *pgxpool.Pool
+	b     *store.Batcher[pgx.Tx]
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url (postgres://...), runs its
+// migrations and starts the batch workers.
+func Open(ctx context.Context, url string, cfg store.Config) (*Store, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.Keys == nil {
+		return nil, errors.New("postgres: no keyring (store.Config.Keys)")
+	}
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad database URL: %w", errors.Unwrap(err))
+	}
+	if pc.MaxConns < batchWorkers+4 {
+		pc.MaxConns = batchWorkers + 4 // batch workers, plus reads and the dispatcher's queries
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}, pool: pool}
+	s.b = store.NewBatcher(batchWorkers, cfg.MaxBatch, s.commit)
+	return s, nil
+}
+
+func (s *Store) commit(batch []*store.Op[pgx.Tx]) {
+	if committed := store.CommitWithRetry(batch, s.try); len(committed) > 0 {
+		if saves := store.CountSaves(committed); saves > 0 {
+			s.cfg.ObserveBatch(saves)
+		}
+	}
+}
+
+func asTx(t pgx.Tx) store.Tx { return tx{t} }
+
+// try runs ops in one transaction (see store.CommitWithRetry). A deadlock
+// or serialization failure is the batch's, not an op's: it runs again.
+func (s *Store) try(ops []*store.Op[pgx.Tx]) (int, error) {
+	for attempt := 1; ; attempt++ {
+		failed, err := s.tryOnce(ops)
+		if err != nil && transient(err) && attempt < 8 {
+			time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
+			continue
+		}
+		return failed, err
+	}
+}
+
+func (s *Store) tryOnce(ops []*store.Op[pgx.Tx]) (int, error) {
+	ctx := context.Background()
+	t, err := s.pool.Begin(ctx)
+	if err != nil {
+		return -1, fmt.Errorf("begin: %w", err)
+	}
+	for i, o := range ops {
+		if err := o.Run(ctx, t, asTx, &s.saver); err != nil {
+			t.Rollback(ctx)
+			if transient(err) {
+				return -1, err
+			}
+			return i, err
+		}
+	}
+	if err := t.Commit(ctx); err != nil {
+		return -1, fmt.Errorf("commit: %w", err)
+	}
+	return -1, nil
+}
+
+// transient reports a deadlock or serialization failure.
+func transient(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+// Save queues req for the next group commit and waits for it.
+func (s *Store) Save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
+	return s.b.Save(ctx, req)
+}
+
+// Get returns a client's record.
+func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) {
+	row, found, err := scanRow(s.pool.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3",
+		key.ClientID, key.PatientUUID, key.AssessmentType))
+	if err != nil {
+		return record.Record{}, fmt.Errorf("get record: %w", err)
+	}
+	if !found {
+		return record.Record{}, store.ErrNotFound
+	}
+	return s.saver.Open(row)
+}
+
+// Events returns outbox events after afterID, oldest first.
+func (s *Store) Events(ctx context.Context, afterID int64, limit int) ([]store.Event, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id, e.data_type, e.created_at
+		FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > $1 ORDER BY e.id LIMIT $2`, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		var e store.Event
+		var dt string
+		var at int64
+		if err := rows.Scan(&e.ID, &e.Key.ClientID, &e.Key.PatientUUID, &e.Key.AssessmentType, &e.FunnelID, &dt, &at); err != nil {
+			return nil, fmt.Errorf("list events: %w", err)
+		}
+		e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, at).UTC()
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// resealPage is how many records Reseal rewrites per transaction.
+const resealPage = 200
+
+// Reseal rewrites the records not sealed under the first key.
+func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
+	rep := store.ResealReport{Records: map[string]int{}}
+	for after := int64(0); ; {
+		var seen, count int
+		var last int64
+		var byKey map[string]int
+		err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
+			seen, count, last, byKey = 0, 0, after, map[string]int{}
+			rows, err := t.Query(ctx, selectRow+" WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE", after, resealPage)
+			if err != nil {
+				return err
+			}
+			var page []store.Row
+			for rows.Next() {
+				r, _, err := scanRow(rows)
+				if err != nil {
+					rows.Close()
+					return err
+				}
+				page = append(page, r)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			seen = len(page)
+			for _, row := range page {
+				row, changed, err := s.saver.Reseal(row)
+				if err != nil {
+					return fmt.Errorf("reseal: %w", err)
+				}
+				if changed {
+					if err := (tx{t}).Update(ctx, &row); err != nil {
+						return err
+					}
+					count++
+				}
+				byKey[s.cfg.Keys.KeyID(row.Sealed)]++
+				last = row.ID
+			}
+			return nil
+		})
+		if err != nil {
+			return rep, err
+		}
+		rep.Resealed += count
+		for k, n := range byKey {
+			rep.Records[k] += n
+		}
+		if seen < resealPage {
+			return rep, nil
+		}
+		after = last
+	}
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Close commits the queued work and closes the pool.
+func (s *Store) Close() error {
+	s.b.Stop()
+	s.pool.Close()
+	return nil
+}

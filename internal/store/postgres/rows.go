@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+const selectRow = `SELECT id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
+	created_at, updated_at, form_completed_at, assessment_completed_at FROM records`
+
+func scanRow(sc pgx.Row) (store.Row, bool, error) {
+	var (
+		r                    store.Row
+		created, updated     int64
+		formAt, assessmentAt sql.NullInt64
+	)
+	err := sc.Scan(&r.ID, &r.Key.ClientID, &r.Key.PatientUUID, &r.Key.AssessmentType, &r.FunnelID,
+		&r.EmailIndex, &r.Sealed, &created, &updated, &formAt, &assessmentAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Row{}, false, nil
+	}
+	if err != nil {
+		return store.Row{}, false, err
+	}
+	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	r.FormCompletedAt, r.AssessmentCompletedAt = fromNull(formAt), fromNull(assessmentAt)
+	return r, true, nil
+}
+
+func fromNull(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+func toNull(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+// tx is store.Tx over one pgx transaction. pgx prepares and caches each
+// statement per connection.
+type tx struct{ pgx.Tx }
+
+// lock takes the transaction-scoped advisory lock named by parts.
+func (t tx) lock(ctx context.Context, parts ...string) error {
+	key := ""
+	for _, p := range parts {
+		key += p + "\x1f" // never in an id, a UUID or validated text
+	}
+	_, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", key)
+	return err
+}
+
+func (t tx) ByKey(ctx context.Context, k record.Key) (store.Row, bool, error) {
+	if err := t.lock(ctx, "key", k.ClientID, k.PatientUUID, k.AssessmentType); err != nil {
+		return store.Row{}, false, err
+	}
+	return scanRow(t.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3 FOR UPDATE",
+		k.ClientID, k.PatientUUID, k.AssessmentType))
+}
+
+func (t tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (store.Row, bool, error) {
+	if err := t.lock(ctx, "email", clientID, assessmentType, hex.EncodeToString(indexes[0])); err != nil {
+		return store.Row{}, false, err
+	}
+	return scanRow(t.QueryRow(ctx, selectRow+` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
+		ORDER BY updated_at DESC, id DESC LIMIT 1 FOR UPDATE`, clientID, assessmentType, indexes))
+}
+
+func (t tx) Insert(ctx context.Context, r *store.Row) error {
+	return t.QueryRow(ctx, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
+		created_at, updated_at, form_completed_at, assessment_completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+		r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt)).Scan(&r.ID)
+}
+
+func (t tx) Update(ctx context.Context, r *store.Row) error {
+	_, err := t.Exec(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, updated_at = $4,
+		form_completed_at = $5, assessment_completed_at = $6 WHERE id = $7`,
+		r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt), r.ID)
+	return err
+}
+
+func (t tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
+	return t.QueryRow(ctx, "INSERT INTO events (record_id, funnel_id, data_type, created_at, payload) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+		recordID, e.FunnelID, string(e.DataType), e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
+}
+
+func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {
+	return t.QueryRow(ctx, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
+		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10) RETURNING id`,
+		d.MessageID, d.EventID, d.Key.ClientID, d.Destination, string(d.DataType), d.State, d.Series,
+		d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano()).Scan(&d.ID)
+}
