@@ -3,7 +3,9 @@
 #
 #   loadtest/run.sh [seconds] [connections]
 #     The save path: durable saves/s and latency at 64 connections, against
-#     a bare JSON handler measured in the same run. Needs wrk.
+#     a bare JSON handler measured in the same run. Needs wrk. With
+#     PADS_LOAD_DATABASE=postgres://... pads saves to that database instead
+#     of SQLite.
 #   loadtest/run.sh e2e [seconds]
 #     End to end, save answered -> signed webhook received: paced at
 #     1,000 saves/s, then flat out.
@@ -33,6 +35,7 @@ key=load-test-key-0123456789
 cat > "$work/pads.yaml" <<YAML
 listen: 127.0.0.1:18080
 dataDir: $work/data
+database: ${PADS_LOAD_DATABASE:-sqlite://$work/data/pads.db}
 clients:
   - id: load
     apiKeys: [{key: $key}]

@@ -53,30 +53,37 @@ func toNull(t time.Time) sql.NullInt64 {
 // statement per connection.
 type tx struct{ pgx.Tx }
 
-// lock takes the transaction-scoped advisory lock named by parts.
-func (t tx) lock(ctx context.Context, parts ...string) error {
+// lockedRow takes the transaction-scoped advisory lock named by lockKey,
+// then reads one row with query. Both go in one round trip (a pgx
+// pipeline); the server runs them in order, and in READ COMMITTED the
+// query's snapshot is taken after the lock is held, so it sees what the
+// lock's previous holder committed.
+func (t tx) lockedRow(ctx context.Context, lockKey []string, query string, args ...any) (store.Row, bool, error) {
 	key := ""
-	for _, p := range parts {
+	for _, p := range lockKey {
 		key += p + "\x1f" // never in an id, a UUID or validated text
 	}
-	_, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", key)
-	return err
+	b := &pgx.Batch{}
+	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", key)
+	b.Queue(query, args...)
+	br := t.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return store.Row{}, false, err
+	}
+	return scanRow(br.QueryRow())
 }
 
 func (t tx) ByKey(ctx context.Context, k record.Key) (store.Row, bool, error) {
-	if err := t.lock(ctx, "key", k.ClientID, k.PatientUUID, k.AssessmentType); err != nil {
-		return store.Row{}, false, err
-	}
-	return scanRow(t.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3 FOR UPDATE",
-		k.ClientID, k.PatientUUID, k.AssessmentType))
+	return t.lockedRow(ctx, []string{"key", k.ClientID, k.PatientUUID, k.AssessmentType},
+		selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3 FOR UPDATE",
+		k.ClientID, k.PatientUUID, k.AssessmentType)
 }
 
 func (t tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (store.Row, bool, error) {
-	if err := t.lock(ctx, "email", clientID, assessmentType, hex.EncodeToString(indexes[0])); err != nil {
-		return store.Row{}, false, err
-	}
-	return scanRow(t.QueryRow(ctx, selectRow+` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
-		ORDER BY updated_at DESC, id DESC LIMIT 1 FOR UPDATE`, clientID, assessmentType, indexes))
+	return t.lockedRow(ctx, []string{"email", clientID, assessmentType, hex.EncodeToString(indexes[0])},
+		selectRow+` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
+		ORDER BY updated_at DESC, id DESC LIMIT 1 FOR UPDATE`, clientID, assessmentType, indexes)
 }
 
 func (t tx) Insert(ctx context.Context, r *store.Row) error {
