@@ -179,6 +179,19 @@ func (s *Saver) OpenPayload(d Delivery, sealed []byte) ([]byte, error) {
 	return body, nil
 }
 
+// OpenPayloads replaces the sealed payload of each claimed delivery with
+// its JSON body.
+func (s *Saver) OpenPayloads(claimed []Claimed) error {
+	for i := range claimed {
+		body, err := s.OpenPayload(claimed[i].Delivery, claimed[i].Payload)
+		if err != nil {
+			return err
+		}
+		claimed[i].Payload = body
+	}
+	return nil
+}
+
 // SealResponse seals the start of a destination's answer for the attempt
 // log (a client's answer may echo what it was sent).
 func (s *Saver) SealResponse(messageID string, body []byte) []byte {

@@ -9,32 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 )
 
 const (
-	deliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
-	d.destination, d.data_type, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
-	deliveryFrom   = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
-	selectDelivery = "SELECT " + deliveryColumns + deliveryFrom
+	deliveryColumns = store.DeliveryColumns
+	deliveryFrom    = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
+	selectDelivery  = "SELECT " + deliveryColumns + deliveryFrom
 )
-
-func scanDelivery(sc pgx.Row, extra ...any) (store.Delivery, error) {
-	var (
-		d                      store.Delivery
-		dt                     string
-		next, created, updated int64
-	)
-	dest := []any{&d.ID, &d.MessageID, &d.EventID, &d.Key.ClientID, &d.Key.PatientUUID, &d.Key.AssessmentType, &d.FunnelID,
-		&d.Destination, &dt, &d.State, &d.Series, &d.Attempts, &next, &created, &updated, &d.LastError}
-	if err := sc.Scan(append(dest, extra...)...); err != nil {
-		return d, err
-	}
-	d.DataType = record.DataType(dt)
-	d.NextAt, d.CreatedAt, d.UpdatedAt = time.Unix(0, next).UTC(), time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	return d, nil
-}
 
 // Claim leases due deliveries. SKIP LOCKED lets processes claim side by
 // side without waiting on each other's rows.
@@ -58,7 +40,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		defer rows.Close()
 		for rows.Next() {
 			var sealed []byte
-			d, err := scanDelivery(rows, &sealed)
+			d, err := store.ScanDelivery(rows, &sealed)
 			if err != nil {
 				return err
 			}
@@ -69,12 +51,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	for i := range out {
-		body, err := s.saver.OpenPayload(out[i].Delivery, out[i].Payload)
-		if err != nil {
-			return nil, err
-		}
-		out[i].Payload = body
+	if err := s.saver.OpenPayloads(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -86,12 +64,12 @@ func (s *Store) Finish(ctx context.Context, f store.Finished) error {
 		if _, err := t.Exec(ctx, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
-			nullInt(f.StatusCode), nullString(f.ErrorClass), response); err != nil {
+			store.NullInt(f.StatusCode), store.NullString(f.ErrorClass), response); err != nil {
 			return err
 		}
 		_, err := t.Exec(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_owner = NULL,
 			lease_until = NULL, updated_at = $4, last_error = $5 WHERE id = $6 AND lease_owner = $7 AND series = $8`,
-			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), nullString(f.ErrorClass),
+			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), store.NullString(f.ErrorClass),
 			f.DeliveryID, f.Owner, f.Series)
 		return err
 	})
@@ -146,7 +124,7 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 	defer rows.Close()
 	var out []store.Delivery
 	for rows.Next() {
-		d, err := scanDelivery(rows)
+		d, err := store.ScanDelivery(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list deliveries: %w", err)
 		}
@@ -157,7 +135,7 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 
 // Delivery returns one delivery and its attempts.
 func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := scanDelivery(s.pool.QueryRow(ctx, selectDelivery+" WHERE d.id = $1", id))
+	d, err := store.ScanDelivery(s.pool.QueryRow(ctx, selectDelivery+" WHERE d.id = $1", id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
@@ -225,7 +203,3 @@ func (s *Store) OutboxStats(ctx context.Context, now time.Time) (store.OutboxSta
 	}
 	return st, nil
 }
-
-func nullInt(v int) sql.NullInt64 { return sql.NullInt64{Int64: int64(v), Valid: v != 0} }
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

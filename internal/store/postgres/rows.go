@@ -2,10 +2,7 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
-	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,41 +10,9 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-const selectRow = `SELECT id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
-	created_at, updated_at, form_completed_at, assessment_completed_at FROM records`
+const selectRow = "SELECT " + store.RowColumns + " FROM records"
 
-func scanRow(sc pgx.Row) (store.Row, bool, error) {
-	var (
-		r                    store.Row
-		created, updated     int64
-		formAt, assessmentAt sql.NullInt64
-	)
-	err := sc.Scan(&r.ID, &r.Key.ClientID, &r.Key.PatientUUID, &r.Key.AssessmentType, &r.FunnelID,
-		&r.EmailIndex, &r.Sealed, &created, &updated, &formAt, &assessmentAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Row{}, false, nil
-	}
-	if err != nil {
-		return store.Row{}, false, err
-	}
-	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	r.FormCompletedAt, r.AssessmentCompletedAt = fromNull(formAt), fromNull(assessmentAt)
-	return r, true, nil
-}
-
-func fromNull(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
-}
-
-func toNull(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
+func scanRow(sc pgx.Row) (store.Row, bool, error) { return store.ScanRow(sc, pgx.ErrNoRows) }
 
 // tx is store.Tx over one pgx transaction. pgx prepares and caches each
 // statement per connection.
@@ -90,13 +55,13 @@ func (t tx) Insert(ctx context.Context, r *store.Row) error {
 	return t.QueryRow(ctx, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
 		created_at, updated_at, form_completed_at, assessment_completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
 		r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt)).Scan(&r.ID)
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)).Scan(&r.ID)
 }
 
 func (t tx) Update(ctx context.Context, r *store.Row) error {
 	_, err := t.Exec(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, updated_at = $4,
 		form_completed_at = $5, assessment_completed_at = $6 WHERE id = $7`,
-		r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt), r.ID)
+		r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt), r.ID)
 	return err
 }
 

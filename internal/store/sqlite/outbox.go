@@ -8,32 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 )
 
 const (
-	deliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
-	d.destination, d.data_type, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
-	deliveryFrom   = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
-	selectDelivery = "SELECT " + deliveryColumns + deliveryFrom
+	deliveryColumns = store.DeliveryColumns
+	deliveryFrom    = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
+	selectDelivery  = "SELECT " + deliveryColumns + deliveryFrom
 )
-
-func scanDelivery(sc scanner, extra ...any) (store.Delivery, error) {
-	var (
-		d                      store.Delivery
-		dt                     string
-		next, created, updated int64
-	)
-	dest := []any{&d.ID, &d.MessageID, &d.EventID, &d.Key.ClientID, &d.Key.PatientUUID, &d.Key.AssessmentType, &d.FunnelID,
-		&d.Destination, &dt, &d.State, &d.Series, &d.Attempts, &next, &created, &updated, &d.LastError}
-	if err := sc.Scan(append(dest, extra...)...); err != nil {
-		return d, err
-	}
-	d.DataType = record.DataType(dt)
-	d.NextAt, d.CreatedAt, d.UpdatedAt = time.Unix(0, next).UTC(), time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	return d, nil
-}
 
 // Claim leases due deliveries on the writer, so claims batch with saves.
 func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
@@ -65,7 +47,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		defer rows.Close()
 		for rows.Next() {
 			var sealed []byte
-			d, err := scanDelivery(rows, &sealed)
+			d, err := store.ScanDelivery(rows, &sealed)
 			if err != nil {
 				return err
 			}
@@ -76,12 +58,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	for i := range out {
-		body, err := s.saver.OpenPayload(out[i].Delivery, out[i].Payload)
-		if err != nil {
-			return nil, err
-		}
-		out[i].Payload = body
+	if err := s.saver.OpenPayloads(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -91,11 +69,11 @@ func (s *Store) Finish(ctx context.Context, f store.Finished) error {
 	response := s.saver.SealResponse(f.MessageID, f.Response) // off the writer
 	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
 		if _, err := t.attempt.ExecContext(ctx, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
-			nullInt(f.StatusCode), nullString(f.ErrorClass), response); err != nil {
+			store.NullInt(f.StatusCode), store.NullString(f.ErrorClass), response); err != nil {
 			return err
 		}
 		_, err := t.finish.ExecContext(ctx, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(),
-			nullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
+			store.NullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
 		return err
 	})
 	if err != nil {
@@ -160,7 +138,7 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 	defer rows.Close()
 	var out []store.Delivery
 	for rows.Next() {
-		d, err := scanDelivery(rows)
+		d, err := store.ScanDelivery(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list deliveries: %w", err)
 		}
@@ -171,7 +149,7 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 
 // Delivery returns one delivery and its attempts.
 func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := scanDelivery(s.readDB.QueryRowContext(ctx, selectDelivery+" WHERE d.id = ?", id))
+	d, err := store.ScanDelivery(s.readDB.QueryRowContext(ctx, selectDelivery+" WHERE d.id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
@@ -269,7 +247,3 @@ func anys(ids []int64) []any {
 	}
 	return out
 }
-
-func nullInt(v int) sql.NullInt64 { return sql.NullInt64{Int64: int64(v), Valid: v != 0} }
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -3,51 +3,15 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
-	"time"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 )
 
-const selectRow = `SELECT id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
-	created_at, updated_at, form_completed_at, assessment_completed_at FROM records`
+const selectRow = "SELECT " + store.RowColumns + " FROM records"
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scanRow(sc scanner) (store.Row, bool, error) {
-	var (
-		r                    store.Row
-		created, updated     int64
-		formAt, assessmentAt sql.NullInt64
-	)
-	err := sc.Scan(&r.ID, &r.Key.ClientID, &r.Key.PatientUUID, &r.Key.AssessmentType, &r.FunnelID,
-		&r.EmailIndex, &r.Sealed, &created, &updated, &formAt, &assessmentAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Row{}, false, nil
-	}
-	if err != nil {
-		return store.Row{}, false, err
-	}
-	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	r.FormCompletedAt, r.AssessmentCompletedAt = fromNull(formAt), fromNull(assessmentAt)
-	return r, true, nil
-}
-
-func fromNull(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
-}
-
-func toNull(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
+func scanRow(sc store.Scanner) (store.Row, bool, error) { return store.ScanRow(sc, sql.ErrNoRows) }
 
 // tx is store.Tx over the writer's connection while a batch is open. Its
 // statements are prepared once for the writer's lifetime.
@@ -115,7 +79,7 @@ func (t *tx) ByEmail(ctx context.Context, clientID, assessmentType string, index
 
 func (t *tx) Insert(ctx context.Context, r *store.Row) error {
 	res, err := t.insert.ExecContext(ctx, r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt))
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt))
 	if err != nil {
 		return err
 	}
@@ -125,7 +89,7 @@ func (t *tx) Insert(ctx context.Context, r *store.Row) error {
 
 func (t *tx) Update(ctx context.Context, r *store.Row) error {
 	_, err := t.update.ExecContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(),
-		toNull(r.FormCompletedAt), toNull(r.AssessmentCompletedAt), r.ID)
+		store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt), r.ID)
 	return err
 }
 
