@@ -45,10 +45,14 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer st.Close()
+	audit := func(action, target string) error { return cliAudit(ctx, st, getenv, action, target) }
 	switch args[0] {
 	case "list":
 		if *status != "" && *status != store.Pending && *status != store.Delivered && *status != store.Failed {
 			return fmt.Errorf("--status must be pending, delivered or failed")
+		}
+		if err := audit("deliveries.list", fmt.Sprintf("status=%q client=%q", *status, *client)); err != nil {
+			return err
 		}
 		ds, err := st.Deliveries(ctx, store.DeliveryFilter{State: *status, ClientID: *client, Limit: *limit})
 		if err != nil {
@@ -59,6 +63,9 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	case "show":
 		id, err := deliveryID(pos)
 		if err != nil {
+			return err
+		}
+		if err := audit("deliveries.show", fmt.Sprintf("delivery:%d", id)); err != nil {
 			return err
 		}
 		d, attempts, err := st.Delivery(ctx, id)
@@ -79,6 +86,13 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		} else if req.ID, err = deliveryID(pos); err != nil {
 			return err
 		}
+		target := fmt.Sprintf("delivery:%d", req.ID)
+		if req.ID == 0 {
+			target = fmt.Sprintf("failed since %s client=%q", req.Since.UTC().Format(time.RFC3339), *client)
+		}
+		if err := audit("deliveries.replay", target); err != nil {
+			return err
+		}
 		n, err := st.Replay(ctx, req)
 		if err != nil {
 			return err
@@ -87,6 +101,48 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		return nil
 	}
 	return errUsage
+}
+
+// cliAudit records an operator command in the audit log before it runs,
+// as "cli:<login name>".
+func cliAudit(ctx context.Context, st store.Store, getenv func(string) string, action, target string) error {
+	who := getenv("USER")
+	if who == "" {
+		who = "unknown"
+	}
+	if err := st.Audit(ctx, store.AuditEntry{At: time.Now().UTC(), Actor: "cli:" + who, Action: action, Target: target}); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// audit prints the audit log: pads audit [--limit N] [--config FILE].
+func auditCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
+	limit := fs.Int("limit", 50, "at most this many entries, newest first")
+	if err := fs.Parse(args); err != nil || *limit < 1 {
+		return errUsage
+	}
+	st, err := openForCLI(ctx, *configPath, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := cliAudit(ctx, st, getenv, "audit.read", ""); err != nil {
+		return err
+	}
+	log, err := st.AuditLog(ctx, *limit)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAT\tACTOR\tACTION\tTARGET")
+	for _, e := range log {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", e.ID, e.At.Format(time.RFC3339), e.Actor, e.Action, e.Target)
+	}
+	return tw.Flush()
 }
 
 func openForCLI(ctx context.Context, flagValue string, getenv func(string) string, stderr io.Writer) (store.Store, error) {

@@ -4,6 +4,7 @@
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
+//	pads audit [--limit N]                        print the audit log
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
 //	pads version
@@ -51,6 +52,7 @@ var errUsage = errors.New(`usage:
   pads deliveries replay ID [--config FILE]
   pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
   pads records reseal [--config FILE]
+  pads audit [--limit N] [--config FILE]
   pads keys api|secret
   pads version`)
 
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return demo(ctx, args[1:], getenv, stdout, stderr)
 	case "deliveries":
 		return deliveries(ctx, args[1:], getenv, stdout, stderr)
+	case "audit":
+		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "records":
 		return records(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":

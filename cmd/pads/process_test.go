@@ -80,6 +80,15 @@ func writeConfig(t *testing.T, dir, text string) string {
 	return path
 }
 
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func procToken(t *testing.T, base, client, key string) string {
 	t.Helper()
 	r := doHTTP(t, base, "POST", "/storage/authenticate", jsonHeader, fmt.Sprintf(`{"username":%q,"password":%q}`, client, key))

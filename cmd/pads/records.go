@@ -46,6 +46,9 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer st.Close()
+	if err := cliAudit(ctx, st, getenv, "records.reseal", ""); err != nil {
+		return err
+	}
 	rep, err := st.Reseal(ctx)
 	if err != nil {
 		return fmt.Errorf("reseal (%d records rewritten before the error): %w", rep.Resealed, err)

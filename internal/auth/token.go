@@ -16,6 +16,7 @@ import (
 const (
 	AudienceStorage = "storage"
 	AudienceSmile   = "smile"
+	AudienceAdmin   = "admin"
 )
 
 // MaxTokenLength bounds a token before it is parsed.
@@ -69,7 +70,7 @@ func NewTokens(issuer string, keys []Key, now func() time.Time) (*Tokens, error)
 		}
 		t.keys[k.ID] = k.Secret
 	}
-	for _, aud := range []string{AudienceStorage, AudienceSmile} {
+	for _, aud := range []string{AudienceStorage, AudienceSmile, AudienceAdmin} {
 		t.parsers[aud] = jwt.NewParser(
 			jwt.WithValidMethods([]string{"HS256"}),
 			jwt.WithAudience(aud),

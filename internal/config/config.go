@@ -21,11 +21,13 @@ type Config struct {
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
 	Clients      []Client          `yaml:"clients"`
+	Admins       []Admin           `yaml:"admins"`
 
 	// Path is the file the config was read from, "" for the built-in one.
 	Path string `yaml:"-"`
 
 	clients      map[string]*Client
+	admins       map[string]*Admin
 	funnels      map[string]funnelRef
 	destinations map[string]destinationRef
 	lines        map[string]int // value path -> line, for error messages
@@ -82,6 +84,20 @@ func (c *Client) KeyDigests() [][32]byte { return c.digests }
 
 // Full reports whether the client receives health results.
 func (c *Client) Full() bool { return c.Subscription == SubscriptionFull }
+
+// Admin is an operator of the admin API.
+type Admin struct {
+	ID      string   `yaml:"id"`
+	APIKeys []APIKey `yaml:"apiKeys"`
+
+	digests [][32]byte
+}
+
+// KeyDigests are the SHA-256 digests of the admin's API keys.
+func (a *Admin) KeyDigests() [][32]byte { return a.digests }
+
+// Admin returns the admin with the id, or nil.
+func (c *Config) Admin(id string) *Admin { return c.admins[id] }
 
 // APIKey is one client API key: the key itself or its SHA-256 hex digest.
 type APIKey struct {

@@ -123,6 +123,29 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	c.admins = map[string]*Admin{}
+	for i := range c.Admins {
+		a := &c.Admins[i]
+		p := fmt.Sprintf("admins[%d]", i)
+		if !idRE.MatchString(a.ID) {
+			return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+		}
+		if _, dup := c.admins[a.ID]; dup {
+			return c.errAt(p+".id", "admin %q is defined twice", a.ID)
+		}
+		if len(a.APIKeys) == 0 {
+			return c.errAt(p+".apiKeys", "at least one API key is needed")
+		}
+		a.digests = nil
+		for j, k := range a.APIKeys {
+			d, err := c.apiKeyDigest(fmt.Sprintf("%s.apiKeys[%d]", p, j), k)
+			if err != nil {
+				return err
+			}
+			a.digests = append(a.digests, d)
+		}
+		c.admins[a.ID] = a
+	}
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
 )
 
 // maxLoginBody bounds an authenticate body; the fields are short.
@@ -33,6 +34,25 @@ type tokenBody struct {
 // audience. An unknown client and a wrong key get the same answer after the
 // same work; repeated failures of one (username, address) are throttled.
 func handleAuthenticate(d Deps, audience string) http.Handler {
+	return authenticate(d, audience, func(cfg *config.Config, user string) [][32]byte {
+		if c := cfg.Client(user); c != nil {
+			return c.KeyDigests()
+		}
+		return nil
+	})
+}
+
+// handleAdminAuthenticate is handleAuthenticate for operators.
+func handleAdminAuthenticate(d Deps) http.Handler {
+	return authenticate(d, auth.AudienceAdmin, func(cfg *config.Config, user string) [][32]byte {
+		if a := cfg.Admin(user); a != nil {
+			return a.KeyDigests()
+		}
+		return nil
+	})
+}
+
+func authenticate(d Deps, audience string, digestsOf func(*config.Config, string) [][32]byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !jsonOrAbsent(r.Header.Get("Content-Type")) {
 			writeError(w, r, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
@@ -59,11 +79,7 @@ func handleAuthenticate(d Deps, audience string) http.Handler {
 			return
 		}
 		cfg := d.Config()
-		var digests [][32]byte
-		if c := cfg.Client(user); c != nil {
-			digests = c.KeyDigests()
-		}
-		if !auth.MatchKey(digests, *in.Password) {
+		if !auth.MatchKey(digestsOf(cfg, user), *in.Password) {
 			d.Throttle.Fail(user, addr)
 			d.Metrics.ObserveLogin(audience, "unauthorized")
 			writeError(w, r, http.StatusUnauthorized, "Unauthorized")

@@ -30,7 +30,7 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // means the record is durably committed.
 func handleSave(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		clientID, ok := bearer(w, r, d.Tokens)
+		clientID, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
 		if !ok {
 			return
 		}
@@ -98,7 +98,7 @@ func destinationKeys(c *config.Client, environment string) []string {
 }
 
 // bearer checks the Authorization header and returns the token's client.
-func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens) (string, bool) {
+func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens, audience string) (string, bool) {
 	h := r.Header.Get("Authorization")
 	if strings.TrimSpace(h) == "" {
 		writeError(w, r, http.StatusUnauthorized, "No authorization header present")
@@ -109,7 +109,7 @@ func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens) (string
 		invalidToken(w, r)
 		return "", false
 	}
-	sub, err := tokens.Verify(strings.TrimSpace(tok), auth.AudienceStorage)
+	sub, err := tokens.Verify(strings.TrimSpace(tok), audience)
 	if err != nil {
 		invalidToken(w, r)
 		return "", false

@@ -29,6 +29,7 @@ var (
 type Store interface {
 	Records
 	Outbox
+	Auditor
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for saves under way, then releases the database.

@@ -43,6 +43,7 @@ func Run(t *testing.T, newDB NewDatabase) {
 		{"KeyRotation", testKeyRotation},
 		{"ResealRewritesOldRecords", testReseal},
 		{"ClosedStoreRefusesSaves", testClosed},
+		{"AuditLogKeepsEntriesNewestFirst", testAudit},
 	}
 	for _, tt := range append(tests, outboxTests...) {
 		t.Run(tt.name, func(t *testing.T) {
@@ -356,6 +357,21 @@ func testReseal(t *testing.T, o Opener) {
 	}
 	if r := save(t, onlyNew, req("acme", "", "p7@example.com", nil)); r.Created || r.PatientUUID != uuids[7] {
 		t.Fatalf("email lookup after reseal without the old key: %+v", r)
+	}
+}
+
+func testAudit(t *testing.T, o Opener) {
+	s := open(t, o)
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	for i, action := range []string{"deliveries.list", "deliveries.replay"} {
+		if err := s.Audit(context.Background(), store.AuditEntry{At: at.Add(time.Duration(i)), Actor: "admin:ops", Action: action, Target: "delivery:7"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	log, err := open(t, o).AuditLog(context.Background(), 10)
+	if err != nil || len(log) != 2 || log[0].Action != "deliveries.replay" || log[1].Actor != "admin:ops" || !log[1].At.Equal(at) || log[0].Target != "delivery:7" {
+		t.Fatalf("AuditLog = %+v, %v", log, err)
 	}
 }
 
