@@ -269,6 +269,24 @@ func (d *Dispatcher) startLocked() {
 	}
 }
 
+// send makes attempt n of c with its destination's sender. A destination
+// that is gone, or of a type no sender serves, fails for good.
+func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *config.Client, n int, at time.Time) (Result, string) {
+	if dest == nil {
+		return Result{ErrorClass: ClassDestinationRemoved, Permanent: true}, "unknown"
+	}
+	sender := d.senders[dest.Type]
+	if sender == nil {
+		return Result{ErrorClass: ClassUnknownType, Permanent: true}, dest.Type
+	}
+	ctx, cancel := context.WithTimeout(d.hard, dest.Timeout.D())
+	defer cancel()
+	return sender.Send(ctx, client.ID, dest, Message{
+		ID: c.MessageID, DataType: c.DataType, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
+		EventID: c.EventID, Body: c.Payload, Timestamp: at,
+	}), dest.Type
+}
+
 // attempt tries one delivery once and records what came of it.
 func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *config.Client) {
 	defer func() {
@@ -292,22 +310,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 	}()
 	n := c.Attempts + 1
 	start := d.opts.Now()
-	var res Result
-	destType := "unknown"
-	switch {
-	case dest == nil:
-		res = Result{ErrorClass: ClassDestinationRemoved}
-	case d.senders[dest.Type] == nil:
-		res, destType = Result{ErrorClass: ClassUnknownType, Permanent: true}, dest.Type
-	default:
-		destType = dest.Type
-		ctx, cancel := context.WithTimeout(d.hard, dest.Timeout.D())
-		res = d.senders[dest.Type].Send(ctx, client.ID, dest, Message{
-			ID: c.MessageID, DataType: c.DataType, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
-			EventID: c.EventID, Body: c.Payload, Timestamp: start,
-		})
-		cancel()
-	}
+	res, destType := d.send(c, dest, client, n, start)
 	end := d.opts.Now()
 	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: c.Series, Number: n, Owner: d.owner,
 		StartedAt: start, Duration: end.Sub(start), StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
@@ -315,7 +318,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 	switch {
 	case res.ErrorClass == "":
 		fin.State = store.Delivered
-	case dest == nil || res.Permanent:
+	case res.Permanent:
 		fin.State, outcome = store.Failed, "failed"
 	default:
 		p := Policy{Attempts: dest.Retry.Attempts, InitialDelay: dest.Retry.InitialDelay.D(), Multiplier: dest.Retry.Multiplier, Jitter: d.opts.Jitter}
