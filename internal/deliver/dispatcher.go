@@ -212,7 +212,9 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	if room <= 0 {
 		return false, true
 	}
-	limit := min(room, 128)
+	// At most one destination's worth: a line refilled at PerDestination
+	// (see attempt) then never overflows, so nothing claimed is released.
+	limit := min(room, d.opts.PerDestination)
 	now := d.opts.Now()
 	claimed, err := d.outbox.Claim(d.hard, store.ClaimRequest{Owner: d.owner, Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: limit, Skip: skip})
 	if err != nil {
@@ -294,9 +296,9 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 		l := d.lane(c.Destination)
 		l.busy--
 		d.inflight--
-		// Claim again only once the line has drained to half, so claims
-		// come in batches rather than one per finished attempt.
-		refill := l.busy+len(l.queue) <= d.opts.PerDestination/2
+		// Claim again only once the line has drained to one destination's
+		// worth, so claims come in batches rather than one per attempt.
+		refill := l.busy+len(l.queue) <= d.opts.PerDestination
 		select {
 		case <-d.stop: // stopping: the line is released, start nothing
 		default:
