@@ -83,6 +83,12 @@ type Dispatcher struct {
 	inflight int
 	queued   int
 	attempts sync.WaitGroup
+	// Why the dispatcher was woken: work for these destinations, or
+	// anything (a refill, the poll, a replay). A claim that must skip full
+	// lines walks the whole due queue, so saves for full lines alone do
+	// not trigger one.
+	hinted  map[string]bool
+	anyWork bool
 }
 
 // lane is one destination's claimed deliveries: at most PerDestination in
@@ -99,7 +105,7 @@ func NewDispatcher(outbox store.Outbox, cfg func() *config.Config, senders map[s
 	return &Dispatcher{
 		outbox: outbox, config: cfg, senders: senders, log: log, observer: obs, opts: opts.withDefaults(),
 		owner: processID(), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		hard: hard, cancel: cancel, dests: map[string]*lane{},
+		hard: hard, cancel: cancel, dests: map[string]*lane{}, hinted: map[string]bool{}, anyWork: true,
 	}
 }
 
@@ -114,9 +120,22 @@ func processID() string {
 // Owner is the name this dispatcher claims under.
 func (d *Dispatcher) Owner() string { return d.owner }
 
-// Notify wakes the dispatcher: deliveries were enqueued or a slot freed.
-// It never blocks.
-func (d *Dispatcher) Notify() {
+// Notify wakes the dispatcher: deliveries were enqueued for destinations,
+// or, with none named, something else may be due (a replay). It never
+// blocks.
+func (d *Dispatcher) Notify(destinations ...string) {
+	d.mu.Lock()
+	if len(destinations) == 0 {
+		d.anyWork = true
+	}
+	for _, k := range destinations {
+		d.hinted[k] = true
+	}
+	d.mu.Unlock()
+	d.wake1()
+}
+
+func (d *Dispatcher) wake1() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
@@ -167,10 +186,22 @@ func (d *Dispatcher) run() {
 			return
 		case <-d.wake:
 		case <-timer.C:
+			d.mu.Lock()
+			d.anyWork = true
+			d.mu.Unlock()
+		}
+		if !d.worthClaiming() {
+			timer.Reset(d.opts.Poll)
+			continue
 		}
 		more, saturated := d.claimRound()
 		for more {
 			more, saturated = d.claimRound()
+		}
+		if saturated {
+			d.mu.Lock()
+			d.anyWork = true // claim again as soon as a worker frees
+			d.mu.Unlock()
 		}
 		if saturated {
 			// Every worker is busy: the next finished attempt wakes us.
@@ -179,6 +210,22 @@ func (d *Dispatcher) run() {
 		}
 		timer.Reset(d.sleep())
 	}
+}
+
+// worthClaiming reports whether a claim may find work this process can
+// take, and resets the wake-up reasons.
+func (d *Dispatcher) worthClaiming() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	worth := d.anyWork
+	for k := range d.hinted {
+		if l, ok := d.dests[k]; !ok || l.busy+len(l.queue) < 2*d.opts.PerDestination {
+			worth = true
+		}
+	}
+	d.anyWork = false
+	clear(d.hinted)
+	return worth
 }
 
 // sleep is how long to wait for the next scheduled retry, at most Poll. A
@@ -304,10 +351,13 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 		default:
 			d.startLocked()
 		}
+		if refill {
+			d.anyWork = true
+		}
 		d.mu.Unlock()
 		d.attempts.Done()
 		if refill {
-			d.Notify()
+			d.wake1()
 		}
 	}()
 	n := c.Attempts + 1

@@ -65,17 +65,18 @@ func handleSave(d Deps) http.Handler {
 			writeError(w, r, http.StatusForbidden, "Invalid Client")
 			return
 		}
+		dests := destinationKeys(client, funnel.Environment)
 		res, err := d.Store.Save(r.Context(), store.SaveRequest{
 			ClientID: clientID, AssessmentType: req.AssessmentType, PatientUUID: req.PatientUUID,
 			Email: req.Email, FunnelID: req.FunnelID, Patch: req.Patch, FullSubscription: client.Full(),
-			Destinations: destinationKeys(client, funnel.Environment),
+			Destinations: dests,
 		})
 		if err != nil {
 			saveFailed(d.Logger, w, r, err)
 			return
 		}
 		if res.Deliveries > 0 && d.Notify != nil {
-			d.Notify()
+			d.Notify(dests...)
 		}
 		d.Metrics.ObserveSave(string(dt), res.Created)
 		out := saveBody{Message: "Patient data updated", PatientUUID: res.PatientUUID, IgnoredFields: req.Ignored}

@@ -26,8 +26,9 @@ type Deps struct {
 	Now      func() time.Time
 	// ServiceName names the smile authenticate route; fixed at start.
 	ServiceName string
-	// Notify is called after a save that enqueued deliveries.
-	Notify func()
+	// Notify is told the destinations a save enqueued deliveries for, or
+	// nothing after a replay.
+	Notify func(destinations ...string)
 }
 
 // NewServer returns the whole API as one handler.
