@@ -83,14 +83,27 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			logger.Info("recovered deliveries left in flight by a previous process", "deliveries", n)
 		}
 	}
-	app.dispatcher.Start()
-
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	app.dispatcher.Start()
+	// Runs before the store closes (defers run last in, first out):
+	// attempts under way may finish, each bounded by its destination's
+	// timeout; the rest are retried after the restart.
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deliveryGrace)
+		defer cancel()
+		app.dispatcher.Stop(dctx)
+	}()
+	return app.serveHTTP(ctx, ln, path, getenv, cfg)
+}
+
+// serveHTTP serves the API on ln until ctx ends, reloading the config on
+// SIGHUP, then shuts the server down gracefully.
+func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, getenv func(string) string, cfg *config.Config) error {
 	srv := &http.Server{
-		Handler:           app.handler,
+		Handler:           a.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -98,10 +111,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
-	logger.Info("listening", "addr", ln.Addr().String(), "config", path, "version", version)
+	a.logger.Info("listening", "addr", ln.Addr().String(), "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	stopReload := app.reloadOnHUP(path, getenv, cfg)
+	stopReload := a.reloadOnHUP(path, getenv, cfg)
 	defer stopReload()
 
 	select {
@@ -109,17 +122,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
+	a.logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Warn("shutdown", "err", err)
+		a.logger.Warn("shutdown", "err", err)
 	}
-	// Attempts under way may finish (each is bounded by its destination's
-	// timeout); the rest are retried after the restart.
-	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), deliveryGrace)
-	defer dcancel()
-	app.dispatcher.Stop(dctx)
 	return nil
 }
 
