@@ -84,7 +84,7 @@ func handleListDeliveries(d Deps) adminHandler {
 		}
 		ds, err := d.Store.Deliveries(r.Context(), store.DeliveryFilter{State: state, ClientID: client, Limit: limit})
 		if err != nil {
-			saveFailed(d.Logger, w, r, err)
+			storeFailed(d.Logger, w, r, err)
 			return
 		}
 		out := make([]deliveryJSON, len(ds))
@@ -117,7 +117,7 @@ func handleShowDelivery(d Deps) adminHandler {
 			return
 		}
 		if err != nil {
-			saveFailed(d.Logger, w, r, err)
+			storeFailed(d.Logger, w, r, err)
 			return
 		}
 		out := make([]attemptJSON, len(attempts))
@@ -170,7 +170,7 @@ func handleReplayFailed(d Deps) adminHandler {
 func replayed(d Deps, w http.ResponseWriter, r *http.Request, req store.ReplayRequest) {
 	n, err := d.Store.Replay(r.Context(), req)
 	if err != nil {
-		saveFailed(d.Logger, w, r, err)
+		storeFailed(d.Logger, w, r, err)
 		return
 	}
 	if n > 0 && d.Notify != nil {
@@ -194,7 +194,7 @@ func handleAuditLog(d Deps) adminHandler {
 		}
 		log, err := d.Store.AuditLog(r.Context(), limit)
 		if err != nil {
-			saveFailed(d.Logger, w, r, err)
+			storeFailed(d.Logger, w, r, err)
 			return
 		}
 		out := make([]entryJSON, len(log))

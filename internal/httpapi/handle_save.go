@@ -72,7 +72,7 @@ func handleSave(d Deps) http.Handler {
 			Destinations: dests,
 		})
 		if err != nil {
-			saveFailed(d.Logger, w, r, err)
+			storeFailed(d.Logger, w, r, err)
 			return
 		}
 		if res.Deliveries > 0 && d.Notify != nil {
@@ -149,7 +149,9 @@ func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, http.StatusBadRequest, errorBody{Message: ie.Error(), RequestID: requestID(r), Errors: ie.Errors})
 }
 
-func saveFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+// storeFailed answers a store error: 503 while pads stops or the caller
+// left, else 500 with the cause in the log (never in the answer).
+func storeFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, store.ErrClosed):
 		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
@@ -157,7 +159,7 @@ func saveFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 		// The caller left before its save's turn: nothing was written.
 		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
 	default:
-		log.Error("save failed", "request_id", requestID(r), "err", err)
+		log.Error("store error", "request_id", requestID(r), "route", infoFrom(r.Context()).route, "err", err)
 		writeError(w, r, http.StatusInternalServerError, "Internal server error")
 	}
 }
