@@ -399,3 +399,21 @@ func TestReplayResendsAFailedDeliveryUnderTheSameID(t *testing.T) {
 		t.Fatalf("show:\n%s", out)
 	}
 }
+
+func TestShutdownLetsAnAttemptUnderWayFinish(t *testing.T) {
+	t.Parallel()
+	inFlight := make(chan struct{}, 1)
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		inFlight <- struct{}{}
+		time.Sleep(500 * time.Millisecond) // still answering when pads is told to stop
+	})
+	path := deliveryConfig(t, webhookDest(rc.srv.URL, ""), "")
+	s := startServerAt(t, path)
+	completeForm(t, s, s.token("acme", acmeKey, "storage"), "acme-main", "a@example.com")
+	<-inFlight
+	s.stop() // what SIGTERM does: stop claiming, let the attempt finish, exit
+	out := cli(t, "deliveries", "show", "1", "--config", path)
+	if !strings.Contains(out, "state:       delivered") {
+		t.Fatalf("after shutdown the attempt under way must be recorded as delivered:\n%s", out)
+	}
+}
