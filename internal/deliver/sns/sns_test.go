@@ -102,3 +102,22 @@ func TestErrorsAreClassedAndOnlyTransientOnesRetried(t *testing.T) {
 		})
 	}
 }
+
+// TestRoleArnPublishesWithTheAssumedRolesCredentials points the SDK's STS
+// client at the fake too (AWS_ENDPOINT_URL_STS), so not parallel.
+func TestRoleArnPublishesWithTheAssumedRolesCredentials(t *testing.T) {
+	fake := snstest.NewServer()
+	defer fake.Close()
+	t.Setenv("AWS_ENDPOINT_URL_STS", fake.URL)
+	d := dest(fake, "acme-results")
+	d.RoleARN = "arn:aws:iam::123456789012:role/pads-publish"
+	if res := sender().Send(context.Background(), "acme", d, message()); res.ErrorClass != "" {
+		t.Fatalf("Send = %+v", res)
+	}
+	if roles := fake.AssumedRoles(); len(roles) != 1 || roles[0] != d.RoleARN {
+		t.Fatalf("AssumeRole calls: %v", roles)
+	}
+	if p := fake.Published(); len(p) != 1 || p[0].AccessKeyID != snstest.AssumedKeyID {
+		t.Fatalf("the publish must be signed with the assumed role's key: %+v", p)
+	}
+}

@@ -20,8 +20,12 @@ type Publish struct {
 	AttributeTypes         map[string]string // name -> data type
 	MessageGroupID         string
 	MessageDeduplicationID string
-	Authorized             bool // the request carried a SigV4 Authorization header
+	Authorized             bool   // the request carried a SigV4 Authorization header
+	AccessKeyID            string // the key that signed it
 }
+
+// AssumedKeyID is the access key id the fake's AssumeRole hands out.
+const AssumedKeyID = "ASIAFAKEASSUMEDROLE"
 
 // Fault is an error the fake answers with, in the SNS ErrorResponse shape.
 type Fault struct {
@@ -43,8 +47,17 @@ type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
 	publishs []Publish
+	roles    []string
 	calls    int
 	Faults   func(n int) Fault
+}
+
+// AssumedRoles returns the role ARNs AssumeRole was called for. Point the
+// SDK's STS client at the fake with AWS_ENDPOINT_URL_STS.
+func (s *Server) AssumedRoles() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.roles...)
 }
 
 // NewServer starts a fake on 127.0.0.1.
@@ -69,7 +82,15 @@ func (s *Server) Calls() int {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil || r.Form.Get("Action") != "Publish" {
+	if err := r.ParseForm(); err == nil && r.Form.Get("Action") == "AssumeRole" {
+		s.mu.Lock()
+		s.roles = append(s.roles, r.Form.Get("RoleArn"))
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprintf(w, `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials><AccessKeyId>%s</AccessKeyId><SecretAccessKey>secret</SecretAccessKey><SessionToken>token</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration></Credentials><AssumedRoleUser><Arn>arn:aws:sts::123456789012:assumed-role/pads/s</Arn><AssumedRoleId>AROAFAKE:s</AssumedRoleId></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></AssumeRoleResponse>`, AssumedKeyID)
+		return
+	}
+	if r.Form.Get("Action") != "Publish" {
 		writeFault(w, Fault{http.StatusBadRequest, "InvalidAction"})
 		return
 	}
@@ -88,7 +109,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		TopicARN: r.Form.Get("TopicArn"), Message: r.Form.Get("Message"),
 		MessageGroupID: r.Form.Get("MessageGroupId"), MessageDeduplicationID: r.Form.Get("MessageDeduplicationId"),
 		Attributes: map[string]string{}, AttributeTypes: map[string]string{},
-		Authorized: strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 "),
+		Authorized:  strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 "),
+		AccessKeyID: accessKeyID(r.Header.Get("Authorization")),
 	}
 	for i := 1; ; i++ {
 		prefix := fmt.Sprintf("MessageAttributes.entry.%d.", i)
@@ -105,6 +127,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/xml")
 	fmt.Fprintf(w, `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>%s</MessageId></PublishResult><ResponseMetadata><RequestId>req-%d</RequestId></ResponseMetadata></PublishResponse>`, id, n)
+}
+
+// accessKeyID reads the key id from "AWS4-HMAC-SHA256 Credential=KEY/...".
+func accessKeyID(auth string) string {
+	_, rest, ok := strings.Cut(auth, "Credential=")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	return id
 }
 
 func writeFault(w http.ResponseWriter, f Fault) {
