@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/metrics"
 )
 
 // addRoutes is the whole API surface.
@@ -24,21 +25,40 @@ func addRoutes(rt *router, d Deps) {
 	rt.finish()
 }
 
+// Routes lists "METHOD /path" of every route of a server with the given
+// service name, for documentation checks.
+func Routes(serviceName string) []string {
+	rt := &router{mux: http.NewServeMux(), allow: map[string][]string{}}
+	d := Deps{ServiceName: serviceName, Metrics: metrics.New()}
+	var out []string
+	rt.record = func(pattern string) { out = append(out, pattern) }
+	addRoutes(rt, d)
+	return out
+}
+
 // router registers each route with its method, answers other methods on a
 // known path with 405 and an Allow header, and anything else with 404, all
 // in the contract's JSON error shape (ServeMux's own replies are plain text).
 type router struct {
-	mux   *http.ServeMux
-	allow map[string][]string
+	mux    *http.ServeMux
+	allow  map[string][]string
+	record func(pattern string) // when set, only lists routes
 }
 
 func (rt *router) handle(method, path string, h http.Handler) {
 	pattern := method + " " + path
+	if rt.record != nil {
+		rt.record(pattern)
+		return
+	}
 	rt.mux.Handle(pattern, named(pattern, h))
 	rt.allow[path] = append(rt.allow[path], method)
 }
 
 func (rt *router) finish() {
+	if rt.record != nil {
+		return
+	}
 	for path, methods := range rt.allow {
 		allow := strings.Join(methods, ", ")
 		if strings.Contains(allow, "GET") {
