@@ -332,7 +332,7 @@ func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *con
 	defer cancel()
 	return sender.Send(ctx, client.ID, dest, Message{
 		ID: c.MessageID, DataType: c.DataType, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
-		EventID: c.EventID, Body: c.Payload, Timestamp: at,
+		Body: c.Payload, Timestamp: at,
 	}), dest.Type
 }
 

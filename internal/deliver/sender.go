@@ -15,7 +15,6 @@ type Message struct {
 	Attempt   int // 1-based, within the current series
 	Key       record.Key
 	FunnelID  string
-	EventID   int64
 	Body      []byte
 	Timestamp time.Time
 }

@@ -46,9 +46,6 @@ type Records interface {
 	Save(ctx context.Context, req SaveRequest) (SaveResult, error)
 	// Get returns a client's record. Errors: ErrNotFound.
 	Get(ctx context.Context, key record.Key) (record.Record, error)
-	// Events returns up to limit outbox events with an id above afterID,
-	// oldest first.
-	Events(ctx context.Context, afterID int64, limit int) ([]Event, error)
 	// Reseal rewrites every record not sealed under the keyring's first
 	// key, a page of records per transaction, so an old key can be retired.
 	// It runs beside live saves.

@@ -124,28 +124,6 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	return s.saver.Open(row)
 }
 
-// Events returns outbox events after afterID, oldest first.
-func (s *Store) Events(ctx context.Context, afterID int64, limit int) ([]store.Event, error) {
-	rows, err := s.readDB.QueryContext(ctx, `SELECT e.id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id, e.data_type, e.created_at
-		FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? ORDER BY e.id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list events: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Event
-	for rows.Next() {
-		var e store.Event
-		var dt string
-		var at int64
-		if err := rows.Scan(&e.ID, &e.Key.ClientID, &e.Key.PatientUUID, &e.Key.AssessmentType, &e.FunnelID, &dt, &at); err != nil {
-			return nil, fmt.Errorf("list events: %w", err)
-		}
-		e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, at).UTC()
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
 // resealPage is how many records Reseal rewrites per transaction.
 const resealPage = 200
 

@@ -205,37 +205,41 @@ func testEmailLookup(t *testing.T, o Opener) {
 func testTriggers(t *testing.T, o Opener) {
 	s := open(t, o)
 	ctx := context.Background()
-	r := save(t, s, req("acme", uuidA, "ada@example.com", record.Patch{"formCompleted": false}))
+	toD1 := func(client, uuid, email string, patch record.Patch) store.SaveRequest {
+		r := req(client, uuid, email, patch)
+		r.Destinations = []string{"d1"}
+		return r
+	}
+	r := save(t, s, toD1("acme", uuidA, "ada@example.com", record.Patch{"formCompleted": false}))
 	if len(r.Events) != 0 {
 		t.Fatalf("no trigger yet: %+v", r)
 	}
-	r = save(t, s, req("acme", uuidA, "ada@example.com", record.Patch{"formCompleted": true}))
+	r = save(t, s, toD1("acme", uuidA, "ada@example.com", record.Patch{"formCompleted": true}))
 	if !r.Triggers.FormCompleted || len(r.Events) != 1 || r.Events[0].DataType != record.NonSensitive {
 		t.Fatalf("first formCompleted: %+v", r)
 	}
-	r = save(t, s, req("acme", uuidA, "ada@example.com", record.Patch{"formCompleted": true, "assessmentCompleted": true}))
+	r = save(t, s, toD1("acme", uuidA, "ada@example.com", record.Patch{"formCompleted": true, "assessmentCompleted": true}))
 	if r.Triggers.FormCompleted || !r.Triggers.AssessmentCompleted || len(r.Events) != 1 || r.Events[0].DataType != record.Sensitive {
 		t.Fatalf("first assessmentCompleted: %+v", r)
 	}
-	r = save(t, s, req("acme", uuidA, "ada@example.com", record.Patch{"assessmentCompleted": true}))
+	r = save(t, s, toD1("acme", uuidA, "ada@example.com", record.Patch{"assessmentCompleted": true}))
 	if r.Triggers != (record.Triggers{}) || len(r.Events) != 0 {
 		t.Fatalf("a later save must not trigger again: %+v", r)
 	}
-	nonFull := req("acme", uuidB, "bob@example.com", record.Patch{"assessmentCompleted": true})
+	nonFull := toD1("acme", uuidB, "bob@example.com", record.Patch{"assessmentCompleted": true})
 	nonFull.FullSubscription = false
 	if r := save(t, s, nonFull); !r.Triggers.AssessmentCompleted || len(r.Events) != 0 {
 		t.Fatalf("a non-sensitive subscriber gets no sensitive event: %+v", r)
 	}
-	events, err := s.Events(ctx, 0, 10)
+	// What the saves returned was committed with them: one delivery per
+	// event, the newest first.
+	ds, err := s.Deliveries(ctx, store.DeliveryFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(events) != 2 || events[0].DataType != record.NonSensitive || events[1].DataType != record.Sensitive ||
-		events[0].Key.PatientUUID != uuidA || events[0].FunnelID != "acme-main" || events[1].ID <= events[0].ID {
-		t.Fatalf("events = %+v", events)
-	}
-	if later, _ := s.Events(ctx, events[0].ID, 10); len(later) != 1 || later[0].ID != events[1].ID {
-		t.Fatalf("Events after the first = %+v", later)
+	if len(ds) != 2 || ds[1].DataType != record.NonSensitive || ds[0].DataType != record.Sensitive ||
+		ds[1].Key.PatientUUID != uuidA || ds[1].FunnelID != "acme-main" || ds[0].EventID <= ds[1].EventID {
+		t.Fatalf("deliveries = %+v", ds)
 	}
 }
 
