@@ -12,10 +12,15 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-const (
-	deliveryColumns = store.DeliveryColumns
-	deliveryFrom    = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
-	selectDelivery  = "SELECT " + deliveryColumns + deliveryFrom
+const deliveryColumns = store.DeliveryColumns
+
+// The shared queries, with PostgreSQL's placeholders.
+var (
+	listDeliveries = store.Rebind(store.ListDeliveries)
+	getDelivery    = store.Rebind(store.GetDelivery)
+	listAttempts   = store.Rebind(store.ListAttempts)
+	insertAudit    = store.Rebind(store.InsertAudit)
+	listAudit      = store.Rebind(store.ListAudit)
 )
 
 // Claim leases due deliveries. SKIP LOCKED lets processes claim side by
@@ -38,15 +43,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var sealed []byte
-			d, err := store.ScanDelivery(rows, &sealed)
-			if err != nil {
-				return err
-			}
-			out = append(out, store.Claimed{Delivery: d, Payload: sealed})
-		}
-		return rows.Err()
+		out, err = store.Collect(rows, store.ScanClaimed)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
@@ -116,50 +114,31 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := s.pool.Query(ctx, selectDelivery+` WHERE ($1 = '' OR d.state = $1) AND ($2 = '' OR d.client_id = $2)
-		ORDER BY d.id DESC LIMIT $3`, f.State, f.ClientID, f.Limit)
+	rows, err := s.pool.Query(ctx, listDeliveries, f.State, f.State, f.ClientID, f.ClientID, f.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
 	defer rows.Close()
-	var out []store.Delivery
-	for rows.Next() {
-		d, err := store.ScanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return store.Collect(rows, store.ScanDeliveryRow)
 }
 
 // Delivery returns one delivery and its attempts.
 func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := store.ScanDelivery(s.pool.QueryRow(ctx, selectDelivery+" WHERE d.id = $1", id))
+	d, err := store.ScanDelivery(s.pool.QueryRow(ctx, getDelivery, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
 	if err != nil {
 		return d, nil, fmt.Errorf("get delivery: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
-		coalesce(error_class, ''), response FROM attempts WHERE delivery_id = $1 ORDER BY id`, id)
+	rows, err := s.pool.Query(ctx, listAttempts, id)
 	if err != nil {
 		return d, nil, fmt.Errorf("get attempts: %w", err)
 	}
 	defer rows.Close()
-	var out []store.Attempt
-	for rows.Next() {
-		a := store.Attempt{DeliveryID: id, MessageID: d.MessageID}
-		var started, dur int64
-		var sealed []byte
-		if err := rows.Scan(&a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass, &sealed); err != nil {
-			return d, nil, fmt.Errorf("get attempts: %w", err)
-		}
-		a.StartedAt, a.Duration, a.Response = time.Unix(0, started).UTC(), time.Duration(dur), s.saver.OpenResponse(d.MessageID, sealed)
-		out = append(out, a)
-	}
-	return d, out, rows.Err()
+	attempts, err := store.Collect(rows, store.ScanAttempt)
+	s.saver.OpenAttempts(d, attempts)
+	return d, attempts, err
 }
 
 // Replay makes deliveries pending again as a new series.

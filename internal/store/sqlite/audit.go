@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/pads-dev/pads/internal/store"
 )
@@ -11,7 +10,7 @@ import (
 // Audit appends an entry, durably.
 func (s *Store) Audit(ctx context.Context, e store.AuditEntry) error {
 	return s.w.do(ctx, func(ctx context.Context, t *tx) error {
-		_, err := t.conn.ExecContext(ctx, "INSERT INTO audit (at, actor, action, target) VALUES (?, ?, ?, ?)",
+		_, err := t.conn.ExecContext(ctx, store.InsertAudit,
 			e.At.UnixNano(), e.Actor, e.Action, e.Target)
 		return err
 	})
@@ -19,20 +18,10 @@ func (s *Store) Audit(ctx context.Context, e store.AuditEntry) error {
 
 // AuditLog returns the newest entries first.
 func (s *Store) AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, error) {
-	rows, err := s.readDB.QueryContext(ctx, "SELECT id, at, actor, action, target FROM audit ORDER BY id DESC LIMIT ?", limit)
+	rows, err := s.readDB.QueryContext(ctx, store.ListAudit, limit)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	defer rows.Close()
-	var out []store.AuditEntry
-	for rows.Next() {
-		var e store.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target); err != nil {
-			return nil, fmt.Errorf("audit log: %w", err)
-		}
-		e.At = time.Unix(0, at).UTC()
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return store.Collect(rows, store.ScanAudit)
 }

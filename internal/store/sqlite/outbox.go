@@ -13,8 +13,7 @@ import (
 
 const (
 	deliveryColumns = store.DeliveryColumns
-	deliveryFrom    = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
-	selectDelivery  = "SELECT " + deliveryColumns + deliveryFrom
+	deliveryFrom    = store.DeliveryFrom
 )
 
 // Claim leases due deliveries on the writer, so claims batch with saves.
@@ -45,15 +44,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var sealed []byte
-			d, err := store.ScanDelivery(rows, &sealed)
-			if err != nil {
-				return err
-			}
-			out = append(out, store.Claimed{Delivery: d, Payload: sealed})
-		}
-		return rows.Err()
+		out, err = store.Collect(rows, store.ScanClaimed)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
@@ -121,59 +113,34 @@ func (s *Store) NextDue(ctx context.Context, after time.Time) (time.Time, bool, 
 
 // Deliveries lists deliveries, newest first.
 func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store.Delivery, error) {
-	q, args := selectDelivery+" WHERE 1 = 1", []any{}
-	if f.State != "" {
-		q, args = q+" AND d.state = ?", append(args, f.State)
-	}
-	if f.ClientID != "" {
-		q, args = q+" AND d.client_id = ?", append(args, f.ClientID)
-	}
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := s.readDB.QueryContext(ctx, q+" ORDER BY d.id DESC LIMIT ?", append(args, f.Limit)...)
+	rows, err := s.readDB.QueryContext(ctx, store.ListDeliveries, f.State, f.State, f.ClientID, f.ClientID, f.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
 	defer rows.Close()
-	var out []store.Delivery
-	for rows.Next() {
-		d, err := store.ScanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return store.Collect(rows, store.ScanDeliveryRow)
 }
 
 // Delivery returns one delivery and its attempts.
 func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := store.ScanDelivery(s.readDB.QueryRowContext(ctx, selectDelivery+" WHERE d.id = ?", id))
+	d, err := store.ScanDelivery(s.readDB.QueryRowContext(ctx, store.GetDelivery, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
 	if err != nil {
 		return d, nil, fmt.Errorf("get delivery: %w", err)
 	}
-	rows, err := s.readDB.QueryContext(ctx, `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
-		coalesce(error_class, ''), response FROM attempts WHERE delivery_id = ? ORDER BY id`, id)
+	rows, err := s.readDB.QueryContext(ctx, store.ListAttempts, id)
 	if err != nil {
 		return d, nil, fmt.Errorf("get attempts: %w", err)
 	}
 	defer rows.Close()
-	var out []store.Attempt
-	for rows.Next() {
-		a := store.Attempt{DeliveryID: id}
-		var started, dur int64
-		var sealed []byte
-		if err := rows.Scan(&a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass, &sealed); err != nil {
-			return d, nil, fmt.Errorf("get attempts: %w", err)
-		}
-		a.StartedAt, a.Duration, a.Response = time.Unix(0, started).UTC(), time.Duration(dur), s.saver.OpenResponse(d.MessageID, sealed)
-		out = append(out, a)
-	}
-	return d, out, rows.Err()
+	attempts, err := store.Collect(rows, store.ScanAttempt)
+	s.saver.OpenAttempts(d, attempts)
+	return d, attempts, err
 }
 
 // Replay makes deliveries pending again as a new series.
