@@ -57,7 +57,7 @@ type Saver struct {
 // Save applies req by the four create-or-update rules.
 func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, error) {
 	email := NormalizeEmail(req.Email)
-	row, found, err := s.find(ctx, tx, req, email)
+	row, found, emailIndex, err := s.find(ctx, tx, req, email)
 	if err != nil {
 		return SaveResult{}, err
 	}
@@ -85,7 +85,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	rec.UpdatedAt = now
 	triggers := rec.Advance(now)
 
-	row = s.seal(row.ID, rec, email)
+	row = s.seal(row.ID, rec, emailIndex)
 	if found {
 		err = tx.Update(ctx, &row)
 	} else {
@@ -101,21 +101,22 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	return res, nil
 }
 
-func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest, email string) (Row, bool, error) {
-	var (
-		row   Row
-		found bool
-		err   error
-	)
+// find looks the record up by the save's key, or by its normalized email.
+// It also returns the email's blind index under the first key, which the
+// row stores: an email lookup has computed it already.
+func (s *Saver) find(ctx context.Context, tx Tx, req SaveRequest, email string) (row Row, found bool, emailIndex []byte, err error) {
 	if req.PatientUUID != "" {
 		row, found, err = tx.ByKey(ctx, record.Key{ClientID: req.ClientID, PatientUUID: req.PatientUUID, AssessmentType: req.AssessmentType})
+		emailIndex = s.Keys.Index(email)
 	} else {
-		row, found, err = tx.ByEmail(ctx, req.ClientID, req.AssessmentType, s.Keys.Indexes(email))
+		indexes := s.Keys.Indexes(email) // the first key's first
+		row, found, err = tx.ByEmail(ctx, req.ClientID, req.AssessmentType, indexes)
+		emailIndex = indexes[0]
 	}
 	if err != nil {
-		return Row{}, false, fmt.Errorf("find record: %w", err)
+		return Row{}, false, nil, fmt.Errorf("find record: %w", err)
 	}
-	return row, found, nil
+	return row, found, emailIndex, nil
 }
 
 // events records the events the save's triggers raise, each with a sealed
@@ -223,14 +224,14 @@ func associatedData(k record.Key) []byte {
 	return []byte("pads record v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType)
 }
 
-// seal builds the row of rec; email is normalized.
-func (s *Saver) seal(id int64, rec record.Record, email string) Row {
+// seal builds the row of rec, with the email's blind index.
+func (s *Saver) seal(id int64, rec record.Record, emailIndex []byte) Row {
 	plain := appendFields(make([]byte, 0, 1024), rec.Fields)
 	return Row{
 		ID:                    id,
 		Key:                   rec.Key,
 		FunnelID:              rec.FunnelID,
-		EmailIndex:            s.Keys.Index(NormalizeEmail(email)),
+		EmailIndex:            emailIndex,
 		Sealed:                s.Keys.Seal(plain, associatedData(rec.Key)),
 		CreatedAt:             rec.CreatedAt,
 		UpdatedAt:             rec.UpdatedAt,
@@ -250,7 +251,7 @@ func (s *Saver) Reseal(row Row) (Row, bool, error) {
 		return row, false, err
 	}
 	email, _ := rec.Fields.String(record.FieldEmail)
-	return s.seal(row.ID, rec, NormalizeEmail(email)), true, nil
+	return s.seal(row.ID, rec, s.Keys.Index(NormalizeEmail(email))), true, nil
 }
 
 // Open decrypts a row into its record.
