@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -11,9 +12,9 @@ const opsKey = "ops-key-0123456789abcdef"
 
 func TestAdminAPIListsShowsAndReplaysDeliveriesAndAuditsEachCall(t *testing.T) {
 	t.Parallel()
-	var healthy bool
+	var healthy atomic.Bool
 	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		if !healthy {
+		if !healthy.Load() {
 			w.WriteHeader(http.StatusBadGateway)
 		}
 	})
@@ -52,7 +53,7 @@ func TestAdminAPIListsShowsAndReplaysDeliveriesAndAuditsEachCall(t *testing.T) {
 	if r := s.do("GET", "/admin/deliveries/999", admin, ""); r.status != 404 {
 		t.Fatalf("unknown delivery: %d", r.status)
 	}
-	healthy = true
+	healthy.Store(true)
 	if r := s.do("POST", "/admin/deliveries/1/replay", admin, ""); r.status != 200 || r.body["replayed"] != 1.0 {
 		t.Fatalf("replay: %d %s", r.status, r.raw)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -22,16 +23,17 @@ type received struct {
 // receiver is a webhook endpoint on 127.0.0.1. respond decides the answer
 // to the n-th request (0-based); nil answers 200.
 type receiver struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	reqs    []received
-	respond func(n int, w http.ResponseWriter, r *http.Request)
-	arrived chan struct{}
+	srv      *httptest.Server
+	mu       sync.Mutex
+	reqs     []received
+	respond  func(n int, w http.ResponseWriter, r *http.Request)
+	answered atomic.Int64  // requests fully answered
+	arrived  chan struct{} // a wake-up per answer, for wait
 }
 
 func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
 	t.Helper()
-	rc := &receiver{respond: respond, arrived: make(chan struct{}, 1000)}
+	rc := &receiver{respond: respond, arrived: make(chan struct{}, 1)}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
@@ -43,7 +45,11 @@ func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter, r *htt
 		} else {
 			w.Write([]byte(`{"status":"ok"}`))
 		}
-		rc.arrived <- struct{}{}
+		rc.answered.Add(1)
+		select {
+		case rc.arrived <- struct{}{}:
+		default: // nobody waiting; wait re-reads the count anyway
+		}
 	}))
 	t.Cleanup(rc.srv.Close)
 	return rc
@@ -54,19 +60,28 @@ func (rc *receiver) wait(t *testing.T, n int, within time.Duration) []received {
 	t.Helper()
 	deadline := time.After(within)
 	for {
-		rc.mu.Lock()
-		got := len(rc.reqs)
-		rc.mu.Unlock()
-		if got >= n && len(rc.arrived) >= 0 {
-			// Let the n-th request finish being answered.
-			time.Sleep(20 * time.Millisecond)
+		if rc.answered.Load() >= int64(n) {
 			return rc.all()
 		}
 		select {
 		case <-rc.arrived:
+		case <-time.After(50 * time.Millisecond): // an answer may have come between Load and select
 		case <-deadline:
-			t.Fatalf("receiver got %d requests, want %d", got, n)
+			t.Fatalf("receiver answered %d requests, want %d", rc.answered.Load(), n)
 		}
+	}
+}
+
+// waitReceived returns once n requests have arrived, answered or not (for
+// receivers that hang).
+func (rc *receiver) waitReceived(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for len(rc.all()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("receiver got %d requests, want %d", len(rc.all()), n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
