@@ -117,9 +117,6 @@ func processID() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
-// Owner is the name this dispatcher claims under.
-func (d *Dispatcher) Owner() string { return d.owner }
-
 // Notify wakes the dispatcher: deliveries were enqueued for destinations,
 // or, with none named, something else may be due (a replay). It never
 // blocks.
