@@ -3,36 +3,60 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"time"
 )
 
 // The writer's connection never checkpoints (wal_autocheckpoint=0): copying
 // WAL frames back into the database file is slow, and on the writer it would
 // stall every save queued behind it. A checkpointer does it in the
-// background on its own connection, with PASSIVE checkpoints that never
-// block the writer; the writer restarts the WAL once it is fully copied.
+// background on its own connection.
+//
+// PASSIVE checkpoints copy frames without blocking anyone, but they never
+// let the WAL start over while saves keep coming: SQLite rewinds the WAL
+// only when a write begins after every frame has been copied, and under
+// steady load there is always a newer frame. Left alone the WAL grows by
+// every page every save writes (about 10 KB a save, a gigabyte in 15 s of
+// load), and each commit then extends the file, which makes its writes and
+// its fsync dearer. So once the WAL holds policy.restartFrames frames, the
+// checkpointer pauses the writer between two batches and runs a RESTART
+// checkpoint: the PASSIVE one just before has copied nearly everything, so
+// the pause costs the rest of the copy and one fsync of the database file,
+// and the next commit writes over the start of the WAL file instead of
+// growing it.
 type checkpointer struct {
 	db      *sql.DB
-	every   time.Duration
+	policy  walPolicy
+	pause   sync.Locker // held by the writer around each batch
 	stopped chan struct{}
 	cancel  context.CancelFunc
 }
 
-func startCheckpointer(path string, every time.Duration) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", dsn(path, false))
+// checkpointBusy bounds how long a RESTART checkpoint, with the writer
+// paused, waits for readers of an older snapshot: past it the checkpoint
+// gives up and is tried again on the next tick, so a long reader cannot
+// stall saves.
+const checkpointBusy = 50 * time.Millisecond
+
+// pausedCopyFrames is how many frames at most are left for the checkpoint
+// that runs with the writer paused.
+const pausedCopyFrames = 256
+
+func startCheckpointer(path string, policy walPolicy, pause sync.Locker) (*checkpointer, error) {
+	db, err := sql.Open("sqlite", dsnWith(path, checkpointBusy, false))
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &checkpointer{db: db, every: every, stopped: make(chan struct{}), cancel: cancel}
+	c := &checkpointer{db: db, policy: policy, pause: pause, stopped: make(chan struct{}), cancel: cancel}
 	go c.run(ctx)
 	return c, nil
 }
 
 func (c *checkpointer) run(ctx context.Context) {
 	defer close(c.stopped)
-	t := time.NewTicker(c.every)
+	t := time.NewTicker(c.policy.every)
 	defer t.Stop()
 	for {
 		select {
@@ -41,9 +65,41 @@ func (c *checkpointer) run(ctx context.Context) {
 		case <-t.C:
 			// A failed checkpoint (a long reader, say) is retried on the next
 			// tick; the WAL keeps every committed frame meanwhile.
-			c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			c.checkpoint(ctx)
 		}
 	}
+}
+
+// checkpoint copies the WAL into the database file and, when the WAL has
+// grown past policy.restartFrames, rewinds it.
+func (c *checkpointer) checkpoint(ctx context.Context) {
+	frames, err := c.walCheckpoint(ctx, "PASSIVE")
+	if err != nil || frames < c.policy.restartFrames {
+		return
+	}
+	// Saves kept committing while that copy ran. Copy those too, without
+	// the writer paused, until few are left: what is left is what the
+	// writer waits for.
+	for range 4 {
+		more, err := c.walCheckpoint(ctx, "PASSIVE")
+		if err != nil {
+			return
+		}
+		if more-frames < pausedCopyFrames {
+			break
+		}
+		frames = more
+	}
+	c.pause.Lock()
+	defer c.pause.Unlock()
+	c.walCheckpoint(ctx, "RESTART")
+}
+
+// walCheckpoint runs one checkpoint and returns the WAL's size in frames before it.
+func (c *checkpointer) walCheckpoint(ctx context.Context, mode string) (frames int, err error) {
+	var busy, copied int
+	err = c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	return frames, err
 }
 
 // stop ends the checkpointer; Close's final checkpoint is SQLite's own.

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -36,19 +37,38 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 func dsn(path string, readOnly bool) string {
-	d := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	return dsnWith(path, 10*time.Second, readOnly)
+}
+
+// dsnWith is dsn with a given busy timeout.
+func dsnWith(path string, busy time.Duration, readOnly bool) string {
+	d := "file:" + path + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
 	if readOnly {
 		d += "&_pragma=query_only(1)"
 	}
 	return d
 }
 
-// checkpointEvery is how often the background checkpointer runs.
-const checkpointEvery = 250 * time.Millisecond
+// walPolicy is how the checkpointer keeps the WAL short: how often it
+// runs, and the WAL size in frames past which it rewinds the WAL (see
+// checkpointer).
+type walPolicy struct {
+	every         time.Duration
+	restartFrames int
+}
+
+// defaultWAL checkpoints four times a second and rewinds the WAL past
+// 16,384 frames of 4 KiB (64 MiB): about a second of saves at full load.
+var defaultWAL = walPolicy{every: 250 * time.Millisecond, restartFrames: 16384}
 
 // Open opens (creating if needed, mode 0600) the database file at path and
 // runs its migrations.
 func Open(ctx context.Context, path string, cfg store.Config) (*Store, error) {
+	return open(ctx, path, cfg, defaultWAL)
+}
+
+func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*Store, error) {
 	cfg = cfg.WithDefaults()
 	if cfg.Keys == nil {
 		return nil, errors.New("sqlite: no keyring (store.Config.Keys)")
@@ -89,15 +109,15 @@ func Open(ctx context.Context, path string, cfg store.Config) (*Store, error) {
 	}
 	s.readDB.SetMaxOpenConns(8)
 	s.readDB.SetMaxIdleConns(8)
-	if s.ckpt, err = startCheckpointer(path, checkpointEvery); err != nil {
+	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
+	if err != nil {
 		s.readDB.Close()
 		conn.Close()
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
-	if err != nil {
-		s.ckpt.stop()
+	if s.ckpt, err = startCheckpointer(path, wal, &s.w.pause); err != nil {
+		s.w.stop()
 		s.readDB.Close()
 		conn.Close()
 		s.writeDB.Close()

@@ -19,6 +19,9 @@ type writer struct {
 	cfg   store.Config
 	b     *store.Batcher[*tx]
 	once  sync.Once
+	// pause is held around each batch, so that the checkpointer can stop
+	// the writer between two batches to rewind the WAL.
+	pause sync.Mutex
 }
 
 func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg store.Config) (*writer, error) {
@@ -52,6 +55,8 @@ func asTx(t *tx) store.Tx { return t }
 
 // try runs ops in one IMMEDIATE transaction (see store.CommitWithRetry).
 func (w *writer) try(ops []*store.Op[*tx]) (int, error) {
+	w.pause.Lock()
+	defer w.pause.Unlock()
 	ctx := context.Background()
 	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return -1, fmt.Errorf("begin: %w", err)
