@@ -266,6 +266,7 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 		return false, false
 	}
 	var overflow []int64
+	roomLeft := false
 	d.mu.Lock()
 	for _, c := range claimed {
 		l := d.lane(c.Destination)
@@ -276,6 +277,11 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 		l.queue = append(l.queue, c)
 		d.queued++
 	}
+	for _, c := range claimed {
+		if l := d.dests[c.Destination]; l != nil && l.busy+len(l.queue) < 2*d.opts.PerDestination {
+			roomLeft = true
+		}
+	}
 	d.startLocked()
 	d.mu.Unlock()
 	if len(overflow) > 0 {
@@ -283,7 +289,13 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 			d.log.Error("release deliveries", "err", err)
 		}
 	}
-	return len(claimed) == limit && len(overflow) == 0, false
+	// Claim again at once only if a line this claim served has room left:
+	// when the claim filled every line it served, another would have to
+	// skip them, walking all their due deliveries to find none. Work for
+	// other destinations is claimed when a line drains (the refill claims
+	// in due order across destinations), on their saves' wake-ups, or on
+	// the poll.
+	return len(claimed) == limit && len(overflow) == 0 && roomLeft, false
 }
 
 func (d *Dispatcher) lane(key string) *lane {
@@ -349,7 +361,9 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 			d.startLocked()
 		}
 		if refill {
-			d.anyWork = true
+			// A hint, not anyWork: if a claim has refilled the line by the
+			// time the dispatcher wakes, there is nothing to claim for it.
+			d.hinted[c.Destination] = true
 		}
 		d.mu.Unlock()
 		d.attempts.Done()

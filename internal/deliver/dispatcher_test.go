@@ -1,0 +1,105 @@
+package deliver_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlite"
+	"github.com/pads-dev/pads/internal/store/storetest"
+)
+
+// countingOutbox counts claims, and the claims that skipped full lines and
+// found nothing: each of those walked every due delivery of the skipped
+// destinations.
+type countingOutbox struct {
+	store.Outbox
+	claims, wasted atomic.Int64
+}
+
+func (o *countingOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
+	c, err := o.Outbox.Claim(ctx, req)
+	o.claims.Add(1)
+	if len(req.Skip) > 0 && len(c) == 0 {
+		o.wasted.Add(1)
+	}
+	return c, err
+}
+
+type slowSender struct{ sent atomic.Int64 }
+
+func (s *slowSender) Send(ctx context.Context, clientID string, d *config.Destination, m deliver.Message) deliver.Result {
+	time.Sleep(time.Millisecond)
+	s.sent.Add(1)
+	return deliver.Result{StatusCode: 200}
+}
+
+type noObserver struct{}
+
+func (noObserver) ObserveAttempt(string, string, time.Duration) {}
+
+// A backlog for one destination drains in claims of a line's worth, without
+// claims that must skip the destination's full line (and so walk its whole
+// backlog to find nothing).
+func TestBacklogDrainsWithoutWastedClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := config.Parse([]byte(`
+clients:
+  - id: acme
+    apiKeys: [{key: "0123456789abcdef"}]
+    funnels: [{id: acme-main}]
+    destinations:
+      - type: webhook
+        url: https://hooks.example.com/pads
+`), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := cfg.Client("acme").Destinations[0].Key()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(t, "e1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const backlog = 400
+	for i := range backlog {
+		_, err := s.Save(ctx, store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", FunnelID: "acme-main",
+			Email: fmt.Sprintf("p%d@example.org", i), Destinations: []string{dest},
+			Patch: record.Patch{"assessmentType": "faceScan", "formCompleted": true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	outbox := &countingOutbox{Outbox: s}
+	sender := &slowSender{}
+	d := deliver.NewDispatcher(outbox, func() *config.Config { return cfg }, map[string]deliver.Sender{"webhook": sender},
+		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: time.Hour})
+	d.Start()
+	deadline := time.Now().Add(30 * time.Second)
+	for sender.sent.Load() < backlog && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	d.Stop(ctx)
+
+	if n := sender.sent.Load(); n != backlog {
+		t.Fatalf("sent %d of %d", n, backlog)
+	}
+	if n := outbox.wasted.Load(); n != 0 {
+		t.Errorf("%d claims skipped the full line and found nothing (of %d claims)", n, outbox.claims.Load())
+	}
+	// 400 deliveries in lines of 32: a claim per refill, some refills
+	// finding the line only partly drained.
+	if n := outbox.claims.Load(); n > 3*backlog/32 {
+		t.Errorf("%d claims for %d deliveries; want at most one per ~%d", n, backlog, 32/3)
+	}
+}
