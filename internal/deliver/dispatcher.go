@@ -327,6 +327,31 @@ func (d *Dispatcher) startLocked() {
 	}
 }
 
+// free gives back a slot of destination's line and starts what waits.
+func (d *Dispatcher) free(destination string) {
+	d.mu.Lock()
+	l := d.lane(destination)
+	l.busy--
+	d.inflight--
+	// Claim again only once the line has drained to one destination's
+	// worth, so claims come in batches rather than one per attempt.
+	refill := l.busy+len(l.queue) <= d.opts.PerDestination
+	select {
+	case <-d.stop: // stopping: the line is released, start nothing
+	default:
+		d.startLocked()
+	}
+	if refill {
+		// A hint, not anyWork: if a claim has refilled the line by the
+		// time the dispatcher wakes, there is nothing to claim for it.
+		d.hinted[destination] = true
+	}
+	d.mu.Unlock()
+	if refill {
+		d.wake1()
+	}
+}
+
 // send makes attempt n of c with its destination's sender. A destination
 // that is gone, or of a type no sender serves, fails for good.
 func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *config.Client, n int, at time.Time) (Result, string) {
@@ -345,36 +370,18 @@ func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *con
 	}), dest.Type
 }
 
-// attempt tries one delivery once and records what came of it.
+// attempt tries one delivery once and records what came of it. Its slot
+// in the destination's line is freed as soon as the destination has
+// answered: recording the attempt waits for a commit, and holding the slot
+// meanwhile would cap a destination at PerDestination deliveries per
+// commit, not per round trip.
 func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *config.Client) {
-	defer func() {
-		d.mu.Lock()
-		l := d.lane(c.Destination)
-		l.busy--
-		d.inflight--
-		// Claim again only once the line has drained to one destination's
-		// worth, so claims come in batches rather than one per attempt.
-		refill := l.busy+len(l.queue) <= d.opts.PerDestination
-		select {
-		case <-d.stop: // stopping: the line is released, start nothing
-		default:
-			d.startLocked()
-		}
-		if refill {
-			// A hint, not anyWork: if a claim has refilled the line by the
-			// time the dispatcher wakes, there is nothing to claim for it.
-			d.hinted[c.Destination] = true
-		}
-		d.mu.Unlock()
-		d.attempts.Done()
-		if refill {
-			d.wake1()
-		}
-	}()
+	defer d.attempts.Done()
 	n := c.Attempts + 1
 	start := d.opts.Now()
 	res, destType := d.send(c, dest, client, n, start)
 	end := d.opts.Now()
+	d.free(c.Destination)
 	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: c.Series, Number: n, Owner: d.owner,
 		StartedAt: start, Duration: end.Sub(start), StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
 	outcome := "delivered"

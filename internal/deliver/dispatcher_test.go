@@ -52,33 +52,10 @@ func (noObserver) ObserveAttempt(string, string, time.Duration) {}
 func TestBacklogDrainsWithoutWastedClaims(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, err := config.Parse([]byte(`
-clients:
-  - id: acme
-    apiKeys: [{key: "0123456789abcdef"}]
-    funnels: [{id: acme-main}]
-    destinations:
-      - type: webhook
-        url: https://hooks.example.com/pads
-`), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	dest := cfg.Client("acme").Destinations[0].Key()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(t, "e1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	cfg, dest := oneWebhook(t)
+	s := openStore(t)
 	const backlog = 400
-	for i := range backlog {
-		_, err := s.Save(ctx, store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", FunnelID: "acme-main",
-			Email: fmt.Sprintf("p%d@example.org", i), Destinations: []string{dest},
-			Patch: record.Patch{"assessmentType": "faceScan", "formCompleted": true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	enqueue(t, s, dest, backlog)
 
 	outbox := &countingOutbox{Outbox: s}
 	sender := &slowSender{}
@@ -101,5 +78,83 @@ clients:
 	// finding the line only partly drained.
 	if n := outbox.claims.Load(); n > 3*backlog/32 {
 		t.Errorf("%d claims for %d deliveries; want at most one per ~%d", n, backlog, 32/3)
+	}
+}
+
+// blockedOutbox holds every Finish until release is closed.
+type blockedOutbox struct {
+	store.Outbox
+	release chan struct{}
+}
+
+func (o *blockedOutbox) Finish(ctx context.Context, f store.Finished) error {
+	<-o.release
+	return o.Outbox.Finish(ctx, f)
+}
+
+// A slot of a destination's line is free once the destination has
+// answered, not once the attempt is recorded: recording waits for a commit.
+func TestSlotFreedBeforeTheAttemptIsRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, dest := oneWebhook(t)
+	s := openStore(t)
+	const deliveries, perDestination = 6, 2
+	enqueue(t, s, dest, deliveries)
+
+	outbox := &blockedOutbox{Outbox: s, release: make(chan struct{})}
+	sender := &slowSender{}
+	d := deliver.NewDispatcher(outbox, func() *config.Config { return cfg }, map[string]deliver.Sender{"webhook": sender},
+		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, PerDestination: perDestination})
+	d.Start()
+	deadline := time.Now().Add(20 * time.Second)
+	for sender.sent.Load() < deliveries && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	sent := sender.sent.Load()
+	close(outbox.release)
+	d.Stop(ctx)
+	if sent != deliveries {
+		t.Fatalf("with every Finish held, %d of %d deliveries were sent through %d slots", sent, deliveries, perDestination)
+	}
+}
+
+func oneWebhook(t *testing.T) (*config.Config, string) {
+	t.Helper()
+	cfg, err := config.Parse([]byte(`
+clients:
+  - id: acme
+    apiKeys: [{key: "0123456789abcdef"}]
+    funnels: [{id: acme-main}]
+    destinations:
+      - type: webhook
+        url: https://hooks.example.com/pads
+`), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cfg.Client("acme").Destinations[0].Key()
+}
+
+func openStore(t *testing.T) store.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(t, "e1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// enqueue saves n completed forms, each enqueuing one delivery to dest.
+func enqueue(t *testing.T, s store.Store, dest string, n int) {
+	t.Helper()
+	for i := range n {
+		_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", FunnelID: "acme-main",
+			Email: fmt.Sprintf("p%d@example.org", i), Destinations: []string{dest},
+			Patch: record.Patch{"assessmentType": "faceScan", "formCompleted": true}})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
