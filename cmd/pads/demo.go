@@ -49,6 +49,8 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
 	}
 	secret := "whsec_" + base64.StdEncoding.EncodeToString(randomBytes(32))
 	got, receiverURL, stopReceiver, err := startReceiver(secret)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 func TestDemoDeliversBothPayloadsWithVerifiedSignatures(t *testing.T) {
 	t.Parallel()
 	var out syncBuffer
-	if err := run(context.Background(), []string{"demo", "--dir", t.TempDir()}, func(string) string { return "" }, &out, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"demo", "--dir", filepath.Join(t.TempDir(), "not", "yet")}, func(string) string { return "" }, &out, io.Discard); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	text := out.String()
