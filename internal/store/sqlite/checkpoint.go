@@ -25,9 +25,12 @@ import (
 // and the next commit writes over the start of the WAL file instead of
 // growing it.
 type checkpointer struct {
-	db      *sql.DB
-	policy  walPolicy
-	pause   sync.Locker // held by the writer around each batch
+	db     *sql.DB
+	policy walPolicy
+	pause  sync.Locker // held by the writer around each batch
+	// holdOff counts the ticks left before the next rewind may pause the
+	// writer, after one that a reader kept from finishing.
+	holdOff int
 	stopped chan struct{}
 	cancel  context.CancelFunc
 }
@@ -41,6 +44,11 @@ const checkpointBusy = 50 * time.Millisecond
 // pausedCopyFrames is how many frames at most are left for the checkpoint
 // that runs with the writer paused.
 const pausedCopyFrames = 256
+
+// rewindHoldOff is how many ticks pass, after a rewind a reader kept from
+// finishing, before the writer is paused again for one: a long reader
+// (an export, say) must not cost saves a pause every tick.
+const rewindHoldOff = 10
 
 func startCheckpointer(path string, policy walPolicy, pause sync.Locker) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", dsnWith(path, checkpointBusy, false))
@@ -73,15 +81,19 @@ func (c *checkpointer) run(ctx context.Context) {
 // checkpoint copies the WAL into the database file and, when the WAL has
 // grown past policy.restartFrames, rewinds it.
 func (c *checkpointer) checkpoint(ctx context.Context) {
-	frames, err := c.walCheckpoint(ctx, "PASSIVE")
+	frames, _, err := c.walCheckpoint(ctx, "PASSIVE")
 	if err != nil || frames < c.policy.restartFrames {
+		return
+	}
+	if c.holdOff > 0 {
+		c.holdOff--
 		return
 	}
 	// Saves kept committing while that copy ran. Copy those too, without
 	// the writer paused, until few are left: what is left is what the
 	// writer waits for.
 	for range 4 {
-		more, err := c.walCheckpoint(ctx, "PASSIVE")
+		more, _, err := c.walCheckpoint(ctx, "PASSIVE")
 		if err != nil {
 			return
 		}
@@ -91,15 +103,19 @@ func (c *checkpointer) checkpoint(ctx context.Context) {
 		frames = more
 	}
 	c.pause.Lock()
-	defer c.pause.Unlock()
-	c.walCheckpoint(ctx, "RESTART")
+	_, busy, err := c.walCheckpoint(ctx, "RESTART")
+	c.pause.Unlock()
+	if err == nil && busy {
+		c.holdOff = rewindHoldOff
+	}
 }
 
-// walCheckpoint runs one checkpoint and returns the WAL's size in frames before it.
-func (c *checkpointer) walCheckpoint(ctx context.Context, mode string) (frames int, err error) {
-	var busy, copied int
-	err = c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
-	return frames, err
+// walCheckpoint runs one checkpoint and returns the WAL's size in frames,
+// and whether a reader or writer kept it from finishing.
+func (c *checkpointer) walCheckpoint(ctx context.Context, mode string) (frames int, busy bool, err error) {
+	var blocked, copied int
+	err = c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&blocked, &frames, &copied)
+	return frames, blocked != 0, err
 }
 
 // stop ends the checkpointer; Close's final checkpoint is SQLite's own.

@@ -94,3 +94,62 @@ func walSave(g, i int) store.SaveRequest {
 		Email:       fmt.Sprintf("p%d.%d@example.org", g, i),
 		Patch:       record.Patch{"assessmentType": "faceScan", "heartRateBpm": float64(60 + i%40), "notes": "a note long enough to fill pages faster than a bare key would"}}
 }
+
+type countingLocker struct {
+	sync.Mutex
+	locks atomic.Int32
+}
+
+func (l *countingLocker) Lock() { l.locks.Add(1); l.Mutex.Lock() }
+
+// A reader that holds an old snapshot keeps the WAL from being rewound;
+// the checkpointer then holds off instead of pausing the writer for it on
+// every tick.
+func TestRewindHoldsOffWhileAReaderHoldsTheWAL(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "pads.db")
+	ctx := context.Background()
+	idle := walPolicy{every: time.Hour, restartFrames: 16}
+	s, err := open(ctx, path, store.Config{Keys: storetest.Keyring(t, "e1")}, idle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 20 {
+		if _, err := s.Save(ctx, walSave(0, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader, err := s.readDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	var n int
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM records").Scan(&n); err != nil || n != 20 {
+		t.Fatalf("count = %d, %v", n, err)
+	}
+	defer reader.ExecContext(ctx, "ROLLBACK")
+	for i := 20; i < 40; i++ {
+		if _, err := s.Save(ctx, walSave(0, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	pause := &countingLocker{}
+	c, err := startCheckpointer(path, idle, pause)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.stop()
+	const ticks = rewindHoldOff + 2
+	for range ticks {
+		c.checkpoint(ctx)
+	}
+	if got := pause.locks.Load(); got != 2 {
+		t.Errorf("over %d ticks with a reader holding the WAL the writer was paused %d times, want 2", ticks, got)
+	}
+}
