@@ -89,14 +89,20 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	f.Close()
 
+	if err := registerWALVFS(); err != nil {
+		return nil, err
+	}
 	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}}
-	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)); err != nil {
+	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)+"&vfs="+walVFS); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	s.writeDB.SetMaxOpenConns(1)
 	conn, err := s.writeDB.Conn(ctx)
 	if err == nil {
 		_, err = conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0")
+	}
+	if err == nil {
+		err = checkFullSync(ctx, conn)
 	}
 	if err != nil {
 		s.writeDB.Close()
@@ -129,6 +135,19 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	return s, nil
+}
+
+// checkFullSync makes sure the writer's commits sync the WAL: walVFS
+// relies on it (see there), and a 2xx answer promises it.
+func checkFullSync(ctx context.Context, conn *sql.Conn) error {
+	var mode int
+	if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil {
+		return err
+	}
+	if mode < 2 {
+		return fmt.Errorf("the writer's synchronous mode is %d, not FULL", mode)
+	}
+	return nil
 }
 
 // Save queues req for the next group commit and waits for it.
