@@ -80,7 +80,7 @@ func registerWALVFS() error {
 			walVFSErr = errors.New("sqlite: no default VFS")
 			return
 		}
-		walVFSStruct = *(*sqlite3.Tsqlite3_vfs)(unsafe.Pointer(unix))
+		walVFSStruct = *(*sqlite3.Tsqlite3_vfs)(cptr(unix))
 		walTrailerOffset = (uintptr(walVFSStruct.FszOsFile) + 7) &^ 7
 		walVFSStruct.FszOsFile = int32(walTrailerOffset + unsafe.Sizeof(walTrailer{}))
 		walVFSStruct.FpNext = 0
@@ -99,12 +99,12 @@ func registerWALVFS() error {
 	return walVFSErr
 }
 
-func trailer(pFile uintptr) *walTrailer {
-	return (*walTrailer)(unsafe.Pointer(pFile + walTrailerOffset))
-}
+// cptr turns an address SQLite hands over into a pointer. The memory is
+// SQLite's (modernc's C heap), which Go's collector neither moves nor frees.
+func cptr(addr uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&addr)) }
 
-func methodsOf(pFile uintptr) *sqlite3.Tsqlite3_io_methods {
-	return (*sqlite3.Tsqlite3_io_methods)(unsafe.Pointer((*sqlite3.Tsqlite3_file)(unsafe.Pointer(pFile)).FpMethods))
+func trailer(pFile uintptr) *walTrailer {
+	return (*walTrailer)(cptr(pFile + walTrailerOffset))
 }
 
 // walOpen opens any file through the unix VFS and, for a WAL file, puts
@@ -115,7 +115,7 @@ func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags u
 	if rc != sqlite3.SQLITE_OK || flags&sqlite3.SQLITE_OPEN_WAL == 0 {
 		return rc
 	}
-	real := (*sqlite3.Tsqlite3_file)(unsafe.Pointer(pFile)).FpMethods
+	real := (*sqlite3.Tsqlite3_file)(cptr(pFile)).FpMethods
 	if real == 0 {
 		return rc
 	}
@@ -126,7 +126,7 @@ func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags u
 	h := walHandles.Add(1)
 	walFiles.Store(h, &walFile{name: libc.GoString(zName)})
 	trailer(pFile).handle = h
-	(*sqlite3.Tsqlite3_file)(unsafe.Pointer(pFile)).FpMethods = uintptr(unsafe.Pointer(&walMethods))
+	(*sqlite3.Tsqlite3_file)(cptr(pFile)).FpMethods = uintptr(unsafe.Pointer(&walMethods))
 	return rc
 }
 
@@ -134,7 +134,7 @@ func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags u
 // read, sync, size, truncate or close the file.
 func buildWALMethods(real uintptr) {
 	walRealMethods = real
-	walMethods = *(*sqlite3.Tsqlite3_io_methods)(unsafe.Pointer(real))
+	walMethods = *(*sqlite3.Tsqlite3_io_methods)(cptr(real))
 	*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&walMethods.FxClose)) = walClose
 	*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&walMethods.FxRead)) = walRead
 	*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&walMethods.FxWrite)) = walWrite
@@ -145,7 +145,7 @@ func buildWALMethods(real uintptr) {
 }
 
 func realMethods() *sqlite3.Tsqlite3_io_methods {
-	return (*sqlite3.Tsqlite3_io_methods)(unsafe.Pointer(walRealMethods))
+	return (*sqlite3.Tsqlite3_io_methods)(cptr(walRealMethods))
 }
 
 func fileOf(pFile uintptr) *walFile {
@@ -183,7 +183,7 @@ func walWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32
 	if len(f.buf) == 0 {
 		f.off = iOfst
 	}
-	f.buf = append(f.buf, unsafe.Slice((*byte)(unsafe.Pointer(zBuf)), iAmt)...)
+	f.buf = append(f.buf, unsafe.Slice((*byte)(cptr(zBuf)), iAmt)...)
 	if len(f.buf) >= walFlushAt {
 		return f.flush(tls, pFile)
 	}
