@@ -12,8 +12,8 @@ import (
 
 // walVFS is the name of the SQLite VFS the writer's connection opens its
 // database with: SQLite's own "unix" VFS, except that the WAL file gathers
-// the writes of a commit and hands them to the operating system in one
-// write, at the commit's sync.
+// the writes of a commit and hands them to the operating system in a few
+// large writes (of up to walWriteMax) at the commit's sync.
 //
 // Why: SQLite writes each WAL frame with two write calls (its 24-byte
 // header, then the page), so a group commit of 28 saves, about 70 pages,
@@ -25,7 +25,7 @@ import (
 // syncs the WAL (synchronous=FULL), and only then publishes the commit in
 // the WAL index for readers. The buffer is written out before that sync,
 // before any read of the WAL (the writer reading back its own frames), and
-// before a size query, truncation or close, so every call SQLite makes
+// before a size query, truncation, file control or close, so every call SQLite makes
 // sees the file as if each write had gone straight through. A crash loses
 // what is in the buffer, which is what it would have lost without it: the
 // commit had not synced, and no caller had been answered. The writer's
