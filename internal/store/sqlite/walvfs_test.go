@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -89,44 +88,19 @@ func TestWALVFSReadsBackUnsyncedFramesAndUndoes(t *testing.T) {
 	// 3,000 rows of 2 KiB in one transaction: more than the cache holds
 	// and more than walFlushAt, so frames are spilled, buffered, flushed
 	// early and read back before the commit.
-	insert := func(tx *sql.Tx, from, n int) {
-		for i := from; i < from+n; i++ {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO t (id, b) VALUES (?, ?)", i, blob(i)); err != nil {
-				t.Fatal(err)
-			}
+	inTx(t, db, 0, 3000, func(tx *sql.Tx) error {
+		if asked, wrote, _ := walStats(path + "-wal"); asked == 0 || wrote == 0 {
+			t.Fatalf("nothing spilled to the WAL before the commit (%d writes asked, %d made)", asked, wrote)
 		}
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insert(tx, 0, 3000)
-	if asked, wrote, _ := walStats(path + "-wal"); asked == 0 || wrote == 0 {
-		t.Fatalf("nothing spilled to the WAL before the commit (%d writes asked, %d made)", asked, wrote)
-	}
-	checkRows(t, tx, 3000)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-
+		checkRows(t, tx, 3000)
+		return tx.Commit()
+	})
 	// A spilled transaction rolled back: its frames are written over.
-	tx, err = db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insert(tx, 3000, 2000)
-	checkRows(t, tx, 5000)
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
-	tx, err = db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insert(tx, 3000, 500)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	inTx(t, db, 3000, 2000, func(tx *sql.Tx) error {
+		checkRows(t, tx, 5000)
+		return tx.Rollback()
+	})
+	inTx(t, db, 3000, 500, (*sql.Tx).Commit)
 
 	// Another connection, through the plain unix VFS, sees exactly the
 	// committed rows, and the database is sound.
@@ -139,6 +113,24 @@ func TestWALVFSReadsBackUnsyncedFramesAndUndoes(t *testing.T) {
 	var ok string
 	if err := plain.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
 		t.Fatalf("integrity_check: %q, %v", ok, err)
+	}
+}
+
+// inTx inserts rows from..from+n-1 in a transaction of db, then ends it
+// with end.
+func inTx(t *testing.T, db *sql.DB, from, n int, end func(*sql.Tx) error) {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := from; i < from+n; i++ {
+		if _, err := tx.Exec("INSERT INTO t (id, b) VALUES (?, ?)", i, blob(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := end(tx); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -176,26 +168,20 @@ func mustExec(t *testing.T, db *sql.DB, q string) {
 }
 
 func TestWriterRefusesCommitsThatDoNotSync(t *testing.T) {
-	for _, mode := range []string{"OFF", "NORMAL"} {
-		t.Run(mode, func(t *testing.T) {
-			db := openRaw(t, filepath.Join(t.TempDir(), "raw.db"), fmt.Sprintf("&_pragma=synchronous(%s)", mode))
+	for _, tc := range []struct {
+		mode string
+		ok   bool
+	}{{"OFF", false}, {"NORMAL", false}, {"FULL", true}, {"EXTRA", true}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			db := openRaw(t, filepath.Join(t.TempDir(), "raw.db"), "&_pragma=synchronous("+tc.mode+")")
 			conn, err := db.Conn(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			if err := checkFullSync(context.Background(), conn); err == nil {
-				t.Fatalf("synchronous=%s accepted for the writer", mode)
+			if err := checkFullSync(context.Background(), conn); (err == nil) != tc.ok {
+				t.Fatalf("synchronous=%s: checkFullSync = %v, want accepted %v", tc.mode, err, tc.ok)
 			}
 		})
-	}
-	db := openRaw(t, filepath.Join(t.TempDir(), "raw.db"), "")
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := checkFullSync(context.Background(), conn); err != nil {
-		t.Fatal(err)
 	}
 }
