@@ -91,7 +91,7 @@ func registerWALVFS() error {
 		}
 		walVFSStruct.FzName = name
 		unixOpen = walVFSStruct.FxOpen
-		*(*func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32)(unsafe.Pointer(&walVFSStruct.FxOpen)) = walOpen
+		setCFunc(&walVFSStruct.FxOpen, walOpen)
 		if rc := sqlite3.Xsqlite3_vfs_register(tls, uintptr(unsafe.Pointer(&walVFSStruct)), 0); rc != sqlite3.SQLITE_OK {
 			walVFSErr = errors.New("sqlite: register the WAL VFS failed")
 		}
@@ -103,6 +103,13 @@ func registerWALVFS() error {
 // SQLite's (modernc's C heap), which Go's collector neither moves nor frees.
 func cptr(addr uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&addr)) }
 
+// cfunc is the Go function behind a C function pointer of SQLite's, typed
+// as F; setCFunc stores fn in such a pointer. (modernc's C function
+// pointers are pointers to Go func values.)
+func cfunc[F any](p uintptr) F { return *(*F)(unsafe.Pointer(&p)) }
+
+func setCFunc[F any](p *uintptr, fn F) { *(*F)(unsafe.Pointer(p)) = fn }
+
 func trailer(pFile uintptr) *walTrailer {
 	return (*walTrailer)(cptr(pFile + walTrailerOffset))
 }
@@ -111,7 +118,7 @@ func trailer(pFile uintptr) *walTrailer {
 // the buffering methods in front of the unix ones.
 func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags uintptr) int32 {
 	*trailer(pFile) = walTrailer{}
-	rc := (*(*func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{unixOpen})))(tls, pVfs, zName, pFile, flags, pOutFlags)
+	rc := cfunc[func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32](unixOpen)(tls, pVfs, zName, pFile, flags, pOutFlags)
 	if rc != sqlite3.SQLITE_OK || flags&sqlite3.SQLITE_OPEN_WAL == 0 {
 		return rc
 	}
@@ -135,13 +142,13 @@ func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags u
 func buildWALMethods(real uintptr) {
 	walRealMethods = real
 	walMethods = *(*sqlite3.Tsqlite3_io_methods)(cptr(real))
-	*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&walMethods.FxClose)) = walClose
-	*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&walMethods.FxRead)) = walRead
-	*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&walMethods.FxWrite)) = walWrite
-	*(*func(*libc.TLS, uintptr, int64) int32)(unsafe.Pointer(&walMethods.FxTruncate)) = walTruncate
-	*(*func(*libc.TLS, uintptr, int32) int32)(unsafe.Pointer(&walMethods.FxSync)) = walSync
-	*(*func(*libc.TLS, uintptr, uintptr) int32)(unsafe.Pointer(&walMethods.FxFileSize)) = walFileSize
-	*(*func(*libc.TLS, uintptr, int32, uintptr) int32)(unsafe.Pointer(&walMethods.FxFileControl)) = walFileControl
+	setCFunc(&walMethods.FxClose, walClose)
+	setCFunc(&walMethods.FxRead, walRead)
+	setCFunc(&walMethods.FxWrite, walWrite)
+	setCFunc(&walMethods.FxTruncate, walTruncate)
+	setCFunc(&walMethods.FxSync, walSync)
+	setCFunc(&walMethods.FxFileSize, walFileSize)
+	setCFunc(&walMethods.FxFileControl, walFileControl)
 }
 
 func realMethods() *sqlite3.Tsqlite3_io_methods {
@@ -163,7 +170,7 @@ func (f *walFile) flush(tls *libc.TLS, pFile uintptr) int32 {
 	rc := int32(sqlite3.SQLITE_OK)
 	for done := 0; done < len(f.buf) && rc == sqlite3.SQLITE_OK; {
 		n := min(len(f.buf)-done, walWriteMax)
-		rc = (*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&struct{ uintptr }{write})))(
+		rc = cfunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](write)(
 			tls, pFile, uintptr(unsafe.Pointer(&f.buf[done])), int32(n), f.off+int64(done))
 		done += n
 		f.wrote.Add(1)
@@ -194,42 +201,42 @@ func walSync(tls *libc.TLS, pFile uintptr, flags int32) int32 {
 	if rc := fileOf(pFile).flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return (*(*func(*libc.TLS, uintptr, int32) int32)(unsafe.Pointer(&struct{ uintptr }{realMethods().FxSync})))(tls, pFile, flags)
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](realMethods().FxSync)(tls, pFile, flags)
 }
 
 func walRead(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 	if rc := fileOf(pFile).flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return (*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&struct{ uintptr }{realMethods().FxRead})))(tls, pFile, zBuf, iAmt, iOfst)
+	return cfunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](realMethods().FxRead)(tls, pFile, zBuf, iAmt, iOfst)
 }
 
 func walTruncate(tls *libc.TLS, pFile uintptr, size int64) int32 {
 	if rc := fileOf(pFile).flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return (*(*func(*libc.TLS, uintptr, int64) int32)(unsafe.Pointer(&struct{ uintptr }{realMethods().FxTruncate})))(tls, pFile, size)
+	return cfunc[func(*libc.TLS, uintptr, int64) int32](realMethods().FxTruncate)(tls, pFile, size)
 }
 
 func walFileSize(tls *libc.TLS, pFile, pSize uintptr) int32 {
 	if rc := fileOf(pFile).flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return (*(*func(*libc.TLS, uintptr, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{realMethods().FxFileSize})))(tls, pFile, pSize)
+	return cfunc[func(*libc.TLS, uintptr, uintptr) int32](realMethods().FxFileSize)(tls, pFile, pSize)
 }
 
 func walFileControl(tls *libc.TLS, pFile uintptr, op int32, pArg uintptr) int32 {
 	if rc := fileOf(pFile).flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return (*(*func(*libc.TLS, uintptr, int32, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{realMethods().FxFileControl})))(tls, pFile, op, pArg)
+	return cfunc[func(*libc.TLS, uintptr, int32, uintptr) int32](realMethods().FxFileControl)(tls, pFile, op, pArg)
 }
 
 func walClose(tls *libc.TLS, pFile uintptr) int32 {
 	h := trailer(pFile).handle
 	rc := fileOf(pFile).flush(tls, pFile)
 	walFiles.Delete(h)
-	if crc := (*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{realMethods().FxClose})))(tls, pFile); rc == sqlite3.SQLITE_OK {
+	if crc := cfunc[func(*libc.TLS, uintptr) int32](realMethods().FxClose)(tls, pFile); rc == sqlite3.SQLITE_OK {
 		rc = crc
 	}
 	return rc
