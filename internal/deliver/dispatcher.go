@@ -216,7 +216,7 @@ func (d *Dispatcher) worthClaiming() bool {
 	defer d.mu.Unlock()
 	worth := d.anyWork
 	for k := range d.hinted {
-		if l, ok := d.dests[k]; !ok || l.busy+len(l.queue) < 2*d.opts.PerDestination {
+		if l, ok := d.dests[k]; !ok || !d.full(l) {
 			worth = true
 		}
 	}
@@ -248,7 +248,7 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	room := d.opts.Workers*2 - d.inflight - d.queued
 	var skip []string
 	for key, l := range d.dests {
-		if l.busy+len(l.queue) >= 2*d.opts.PerDestination {
+		if d.full(l) {
 			skip = append(skip, key)
 		}
 	}
@@ -266,21 +266,19 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 		return false, false
 	}
 	var overflow []int64
-	roomLeft := false
 	d.mu.Lock()
 	for _, c := range claimed {
 		l := d.lane(c.Destination)
-		if l.busy+len(l.queue) >= 2*d.opts.PerDestination {
+		if d.full(l) {
 			overflow = append(overflow, c.ID) // its line filled up within this claim
 			continue
 		}
 		l.queue = append(l.queue, c)
 		d.queued++
 	}
+	roomLeft := false
 	for _, c := range claimed {
-		if l := d.dests[c.Destination]; l != nil && l.busy+len(l.queue) < 2*d.opts.PerDestination {
-			roomLeft = true
-		}
+		roomLeft = roomLeft || !d.full(d.lane(c.Destination))
 	}
 	d.startLocked()
 	d.mu.Unlock()
@@ -297,6 +295,10 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	// the poll.
 	return len(claimed) == limit && len(overflow) == 0 && roomLeft, false
 }
+
+// full reports whether l holds two destinations' worth, busy and queued:
+// claims skip it and release what they got for it.
+func (d *Dispatcher) full(l *lane) bool { return l.busy+len(l.queue) >= 2*d.opts.PerDestination }
 
 func (d *Dispatcher) lane(key string) *lane {
 	l, ok := d.dests[key]
