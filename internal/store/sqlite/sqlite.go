@@ -60,9 +60,8 @@ type walPolicy struct {
 
 // defaultWAL checkpoints once a second (four times a second made ~5% fewer
 // saves in the load test: a page saved several times in a second is copied
-// once) and rewinds the WAL past
-// 65,536 frames of 4 KiB (256 MiB): about three seconds of saves at full
-// load. Each rewind pauses saves for one fsync and the last frames (5 to 50
+// once) and rewinds the WAL past 65,536 frames of 4 KiB (256 MiB): about
+// three seconds of saves at full load. Each rewind pauses saves for one fsync and the last frames (5 to 50
 // ms measured), so rarer rewinds keep them out of the p99; 64 MiB cost 2-5
 // ms of p99 in the load test.
 var defaultWAL = walPolicy{every: time.Second, restartFrames: 65536}
