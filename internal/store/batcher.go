@@ -2,8 +2,17 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 )
+
+// ErrSyncFailed: a sync to disk failed. What the store committed since the
+// last good sync may be lost on a crash, and a later sync succeeding would
+// not prove it is not (the kernel reports a lost write once), so the store
+// takes no more writes until it is opened again.
+var ErrSyncFailed = errors.New("store: a sync to disk failed; no more writes until restart")
 
 // Op is one unit of work for a Batcher: a save, or, with Fn set, another
 // piece of work that must run inside a write transaction (claims, finishes,
@@ -20,8 +29,8 @@ type Op[T any] struct {
 
 // Batcher queues write work and hands it to commit in batches: one
 // transaction, one sync to disk, for every op queued meanwhile (group
-// commit). Callers are answered only after commit returns, so a nil Err
-// means durably committed.
+// commit). Callers are answered only once their batch is durable, so a nil
+// Err means durably committed.
 type Batcher[T any] struct {
 	ops      chan *Op[T]
 	quit     chan struct{}
@@ -29,7 +38,18 @@ type Batcher[T any] struct {
 	stopOnce sync.Once
 	maxBatch int
 	commit   func(batch []*Op[T])
+
+	// With sync set, commit only commits and sync makes durable every
+	// commit that returned before it was called. It runs on its own
+	// goroutine, so the next batch runs while the last one syncs.
+	sync     func() error
+	unsynced chan []*Op[T]
+	broken   atomic.Pointer[error] // the first sync failure
 }
+
+// unsyncedBatches bounds the committed batches waiting for a sync: past it
+// commits wait for the disk.
+const unsyncedBatches = 0
 
 // NewBatcher starts workers goroutines, each committing batches of up to
 // maxBatch ops with commit. commit must set Res or Err of every op.
@@ -42,6 +62,33 @@ func NewBatcher[T any](workers, maxBatch int, commit func(batch []*Op[T])) *Batc
 	}
 	go func() { wg.Wait(); close(b.stopped) }()
 	return b
+}
+
+// NewSyncingBatcher starts one goroutine committing batches with commit and
+// one making them durable with sync, which may cover several batches at
+// once. A store whose commit does not sync by itself uses it: callers are
+// answered after the sync that follows their commit. After a failed sync
+// every op fails with ErrSyncFailed.
+func NewSyncingBatcher[T any](maxBatch int, commit func(batch []*Op[T]), sync func() error) *Batcher[T] {
+	b := &Batcher[T]{ops: make(chan *Op[T], maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
+		maxBatch: maxBatch, commit: commit, sync: sync, unsynced: make(chan []*Op[T], unsyncedBatches)}
+	settled := make(chan struct{})
+	go func() { b.settle(); close(settled) }()
+	go func() {
+		b.run()
+		close(b.unsynced)
+		<-settled
+		close(b.stopped)
+	}()
+	return b
+}
+
+// Broken returns the sync failure that stopped the batcher's writes, or nil.
+func (b *Batcher[T]) Broken() error {
+	if err := b.broken.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // Save queues a save and waits for its commit.
@@ -123,13 +170,55 @@ func (b *Batcher[T]) flush(batch []*Op[T]) {
 			o.Err = err // the caller gave up before its turn: run nothing
 			continue
 		}
+		if err := b.Broken(); err != nil {
+			o.Err = err
+			continue
+		}
 		live = append(live, o)
 	}
 	if len(live) > 0 {
 		b.commit(live)
 	}
+	if b.sync == nil {
+		for _, o := range batch {
+			close(o.done)
+		}
+		return
+	}
+	// Ops that failed are answered now; committed ones after their sync.
+	var committed []*Op[T]
 	for _, o := range batch {
-		close(o.done)
+		if o.Err != nil {
+			close(o.done)
+		} else {
+			committed = append(committed, o)
+		}
+	}
+	if len(committed) > 0 {
+		b.unsynced <- committed
+	}
+}
+
+// settle syncs committed batches and answers their ops: one sync for every
+// batch that committed while the last one ran.
+func (b *Batcher[T]) settle() {
+	for ops := range b.unsynced {
+		for more := len(b.unsynced); more > 0; more-- {
+			ops = append(ops, <-b.unsynced...)
+		}
+		err := b.Broken()
+		if err == nil {
+			if serr := b.sync(); serr != nil {
+				err = fmt.Errorf("%w: %w", ErrSyncFailed, serr)
+				b.broken.CompareAndSwap(nil, &err)
+			}
+		}
+		for _, o := range ops {
+			if err != nil {
+				o.Res, o.Err = SaveResult{}, err
+			}
+			close(o.done)
+		}
 	}
 }
 

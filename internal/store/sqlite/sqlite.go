@@ -1,11 +1,13 @@
-// Package sqlite is the embedded Store: one SQLite file in WAL mode with
-// synchronous=FULL, so a committed save survives a crash or power loss.
+// Package sqlite is the embedded Store: one SQLite file in WAL mode, whose
+// WAL is synced to disk before a save is answered, so an answered save
+// survives a crash or power loss.
 //
 // SQLite has one writer at a time, so the store has exactly one: a goroutine
 // that owns the write connection and commits saves in batches (group
-// commit). A save that fails alone does not fail its neighbours (the batch
-// is run again without it), and every caller is answered only after the
-// COMMIT that made its save durable. Reads use a separate pool.
+// commit), while another syncs the WAL behind it. A save that fails alone
+// does not fail its neighbours (the batch is run again without it), and
+// every caller is answered only after the sync that made its save durable.
+// Reads use a separate pool.
 package sqlite
 
 import (
@@ -56,6 +58,9 @@ func dsnWith(path string, busy time.Duration, readOnly bool) string {
 type walPolicy struct {
 	every         time.Duration
 	restartFrames int
+	// syncWAL makes the writer's commits durable; (*os.File).Sync when nil.
+	// Tests replace it to watch or fail the sync.
+	syncWAL func(*os.File) error
 }
 
 // defaultWAL checkpoints once a second (four times a second made ~5% fewer
@@ -92,7 +97,8 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 		return nil, err
 	}
 	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}}
-	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)+"&vfs="+walVFS); err != nil {
+	owner, ownerParam := newWALOwner()
+	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)+"&vfs="+walVFS+ownerParam); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	s.writeDB.SetMaxOpenConns(1)
@@ -119,7 +125,7 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	s.readDB.SetMaxOpenConns(8)
 	s.readDB.SetMaxIdleConns(8)
-	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
+	s.w, err = startWriter(ctx, owner, conn, &s.saver, cfg, wal.syncWAL)
 	if err != nil {
 		s.readDB.Close()
 		conn.Close()
@@ -224,8 +230,12 @@ func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
 	return nil
 }
 
-// Ping checks that the database file can be read.
+// Ping checks that the database file can be read and that the writer has
+// not stopped on a failed sync.
 func (s *Store) Ping(ctx context.Context) error {
+	if err := s.w.broken(); err != nil {
+		return err
+	}
 	var one int
 	return s.readDB.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }

@@ -2,6 +2,9 @@ package sqlite
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -20,18 +23,33 @@ import (
 // costs 140 system calls on the writer's goroutine, the one every queued
 // save waits for. Measured in the save load test it was 14% of pads' CPU.
 //
-// Why it is safe: nothing written to a WAL is durable, or visible to other
-// connections, before the commit's sync. SQLite writes a commit's frames,
-// syncs the WAL (synchronous=FULL), and only then publishes the commit in
-// the WAL index for readers. The buffer is written out before that sync,
-// before any read of the WAL (the writer reading back its own frames), and
-// before a size query, truncation, file control or close, so every call SQLite makes
+// Why it is safe: nothing written to a WAL is visible to other connections
+// before the commit's sync. SQLite writes a commit's frames, syncs the WAL
+// (synchronous=FULL), and only then publishes the commit in the WAL index
+// for readers. The buffer is written out at that sync, before any read of
+// the WAL (the writer reading back its own frames), and before a size
+// query, truncation, file control or close, so every call SQLite makes
 // sees the file as if each write had gone straight through. A crash loses
 // what is in the buffer, which is what it would have lost without it: the
 // commit had not synced, and no caller had been answered. The writer's
 // connection must keep synchronous=FULL (open checks it), or commits
-// would be published unwritten.
+// would be published unwritten. The writer also takes over the sync
+// itself, to run it beside the next transaction: see deferWALSyncs.
 const walVFS = "pads-unix-walbuf"
+
+// walOwnerParam is the URI parameter that names a connection's WAL for
+// deferWALSyncs.
+const walOwnerParam = "pads_wal_owner"
+
+// walOwners numbers the connections that defer their WAL syncs.
+var walOwners atomic.Int64
+
+// newWALOwner returns a name for a connection's WAL, unique in the
+// process, and the DSN parameter that gives it.
+func newWALOwner() (owner, param string) {
+	owner = fmt.Sprintf("w%d", walOwners.Add(1))
+	return owner, "&" + walOwnerParam + "=" + owner
+}
 
 // walFlushAt is the buffered size past which a write goes out at once, so
 // one very large transaction (a reseal of many records) does not hold it
@@ -52,6 +70,7 @@ var (
 	walMethodsOnce   sync.Once
 	walRealMethods   uintptr // the unix VFS's methods for WAL files
 	unixOpen         uintptr // the unix VFS's xOpen
+	ownerParam       uintptr // walOwnerParam as a C string
 	walTrailerOffset uintptr // where our fields start in each file struct
 )
 
@@ -64,8 +83,14 @@ type walTrailer struct {
 // on and not yet handed to the operating system.
 type walFile struct {
 	name string
-	off  int64
-	buf  []byte
+	info os.FileInfo // at open: which file it is
+	// owner is the walOwnerParam of the connection's URI, if any: how the
+	// writer finds its own WAL among those open.
+	owner string
+	off   int64
+	buf   []byte
+	// deferred: a sync only writes the buffer out (see deferWALSyncs).
+	deferred atomic.Bool
 	// What SQLite asked to write, and what was written: for tests.
 	asked, wrote atomic.Int64
 }
@@ -90,6 +115,10 @@ func registerWALVFS() error {
 			return
 		}
 		walVFSStruct.FzName = name
+		if ownerParam, err = libc.CString(walOwnerParam); err != nil {
+			walVFSErr = err
+			return
+		}
 		unixOpen = walVFSStruct.FxOpen
 		setCFunc(&walVFSStruct.FxOpen, walOpen)
 		if rc := sqlite3.Xsqlite3_vfs_register(tls, uintptr(unsafe.Pointer(&walVFSStruct)), 0); rc != sqlite3.SQLITE_OK {
@@ -131,7 +160,11 @@ func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags u
 		return rc // a file the unix VFS gave other methods: leave it unbuffered
 	}
 	h := walHandles.Add(1)
-	walFiles.Store(h, &walFile{name: libc.GoString(zName)})
+	// SQLite hands a WAL's xOpen a name that carries its database's URI
+	// parameters.
+	f := &walFile{name: libc.GoString(zName), owner: libc.GoString(sqlite3.Xsqlite3_uri_parameter(tls, zName, ownerParam))}
+	f.info, _ = os.Stat(f.name)
+	walFiles.Store(h, f)
 	trailer(pFile).handle = h
 	(*sqlite3.Tsqlite3_file)(cptr(pFile)).FpMethods = uintptr(unsafe.Pointer(&walMethods))
 	return rc
@@ -198,7 +231,8 @@ func walWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32
 }
 
 func walSync(tls *libc.TLS, pFile uintptr, flags int32) int32 {
-	if rc := fileOf(pFile).flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f := fileOf(pFile)
+	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK || f.deferred.Load() {
 		return rc
 	}
 	return cfunc[func(*libc.TLS, uintptr, int32) int32](realMethods().FxSync)(tls, pFile, flags)
@@ -240,4 +274,79 @@ func walClose(tls *libc.TLS, pFile uintptr) int32 {
 		rc = crc
 	}
 	return rc
+}
+
+// walSyncer makes durable the commits of a WAL whose syncs are deferred.
+type walSyncer struct {
+	f    *walFile
+	file *os.File // pads' own handle on the same file
+	sync func(*os.File) error
+}
+
+// deferWALSyncs turns the syncs of the WAL of owner, a connection opened
+// through walVFS with newWALOwner's parameter, into writes of its buffer:
+// a commit then returns once its frames are written to the operating
+// system, and the caller makes it durable with Sync, which syncs (with
+// sync, or (*os.File).Sync when nil) every commit that returned before it.
+// So one connection can run the next transaction while the last one syncs
+// (see store.NewSyncingBatcher).
+//
+// Why it is safe: SQLite still calls the sync at each commit, after the
+// commit's frames and before it publishes the commit in the WAL index, so
+// the buffer is written out then and readers see whole commits. Every
+// other connection (the checkpointer, readers) syncs the WAL for real
+// before it copies frames into the database file. What is not durable is
+// only what no caller has been told is: a crash before Sync loses at most
+// the commits since the last Sync, and a WAL's frames count only up to the
+// first frame that did not reach the disk whole.
+func deferWALSyncs(owner string, sync func(*os.File) error) (*walSyncer, error) {
+	if sync == nil {
+		sync = (*os.File).Sync
+	}
+	var found *walFile
+	walFiles.Range(func(_, v any) bool {
+		if f := v.(*walFile); f.owner == owner {
+			found = f
+			return false
+		}
+		return true
+	})
+	if found == nil || found.info == nil {
+		return nil, fmt.Errorf("defer WAL syncs: no WAL of %s is open through %s", owner, walVFS)
+	}
+	file, err := os.OpenFile(found.name, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := file.Stat(); err != nil || !os.SameFile(info, found.info) {
+		file.Close()
+		return nil, fmt.Errorf("defer WAL syncs: %s is no longer the file SQLite opened", found.name)
+	}
+	// SQLite syncs a new WAL's directory at its first sync, which is now
+	// pads' to make.
+	if err := syncDir(filepath.Dir(found.name)); err != nil {
+		file.Close()
+		return nil, err
+	}
+	found.deferred.Store(true)
+	return &walSyncer{f: found, file: file, sync: sync}, nil
+}
+
+// Sync makes durable every commit that returned before it was called.
+func (s *walSyncer) Sync() error { return s.sync(s.file) }
+
+// Close gives the WAL's syncs back to SQLite. The connection must have
+// nothing left to sync.
+func (s *walSyncer) Close() error {
+	s.f.deferred.Store(false)
+	return s.file.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

@@ -4,16 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/pads-dev/pads/internal/store"
 )
 
 // writer owns the write connection: SQLite has one writer at a time, so
-// the store has exactly one, and a store.Batcher with one worker feeds it
-// batches (group commit).
+// the store has exactly one, and a store.Batcher feeds it batches (group
+// commit). Its commits do not wait for the disk: the batcher syncs the WAL
+// on a goroutine of its own, while the next batch runs, and answers a
+// batch's callers after the sync that follows its commit.
 type writer struct {
 	conn  *sql.Conn
+	wal   *walSyncer
 	tx    *tx
 	saver *store.Saver
 	cfg   store.Config
@@ -24,15 +28,26 @@ type writer struct {
 	pause sync.Mutex
 }
 
-func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg store.Config) (*writer, error) {
+// startWriter starts the writer on conn, a connection opened through walVFS
+// as WAL owner owner; sync makes its commits durable (nil: fsync).
+func startWriter(ctx context.Context, owner string, conn *sql.Conn, saver *store.Saver, cfg store.Config,
+	sync func(*os.File) error) (*writer, error) {
 	t, err := prepare(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn, tx: t, saver: saver, cfg: cfg}
-	w.b = store.NewBatcher(1, cfg.MaxBatch, w.commit)
+	wal, err := deferWALSyncs(owner, sync)
+	if err != nil {
+		t.close()
+		return nil, err
+	}
+	w := &writer{conn: conn, wal: wal, tx: t, saver: saver, cfg: cfg}
+	w.b = store.NewSyncingBatcher(cfg.MaxBatch, w.commit, wal.Sync)
 	return w, nil
 }
+
+// broken returns the sync failure that stopped the writer, or nil.
+func (w *writer) broken() error { return w.b.Broken() }
 
 func (w *writer) save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
 	return w.b.Save(ctx, req)
@@ -78,6 +93,7 @@ func (w *writer) try(ops []*store.Op[*tx]) (int, error) {
 func (w *writer) stop() {
 	w.once.Do(func() {
 		w.b.Stop()
+		w.wal.Close()
 		w.tx.close()
 		w.conn.Close()
 	})

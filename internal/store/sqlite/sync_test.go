@@ -1,0 +1,188 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/storetest"
+)
+
+// TestSavesAreAnsweredAfterASyncThatHoldsThem checks the writer's promise:
+// a save is answered only after a sync of the WAL that began once its
+// commit was in the WAL. The sync hook notes the records another
+// connection sees when a sync begins, and counts them durable when it
+// returns; each save then looks for its own.
+func TestSavesAreAnsweredAfterASyncThatHoldsThem(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pads.db")
+	reader, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+
+	var mu sync.Mutex
+	durable := map[string]bool{}
+	var syncs atomic.Int64
+	policy := defaultWAL
+	policy.syncWAL = func(f *os.File) error {
+		syncs.Add(1)
+		seen, err := patientUUIDs(ctx, reader)
+		if err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range seen {
+			durable[id] = true
+		}
+		return nil
+	}
+	s, err := open(ctx, path, store.Config{Keys: storetest.Keyring(t, "e1")}, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 10 {
+				req := walSave(g, i)
+				if _, err := s.Save(ctx, req); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				ok := durable[req.PatientUUID]
+				mu.Unlock()
+				if !ok {
+					t.Errorf("save %s answered before a sync that holds it", req.PatientUUID)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("160 saves, %d syncs", syncs.Load())
+}
+
+func patientUUIDs(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT patient_uuid FROM records")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func TestAFailedWALSyncStopsWritesUntilReopened(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pads.db")
+	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
+	var failing atomic.Bool
+	policy := defaultWAL
+	policy.syncWAL = func(f *os.File) error {
+		if failing.Load() {
+			return syscall.EIO
+		}
+		return f.Sync()
+	}
+	s, err := open(ctx, path, cfg, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Save(ctx, walSave(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+
+	failing.Store(true)
+	if _, err := s.Save(ctx, walSave(0, 1)); !errors.Is(err, store.ErrSyncFailed) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("save whose sync failed: %v, want ErrSyncFailed with the cause", err)
+	}
+	failing.Store(false)
+	// The disk may have lost writes it reported once: no more writes, and
+	// the store says it is not ready.
+	if _, err := s.Save(ctx, walSave(0, 2)); !errors.Is(err, store.ErrSyncFailed) {
+		t.Fatalf("save after a failed sync: %v, want ErrSyncFailed", err)
+	}
+	if err := s.Ping(ctx); !errors.Is(err, store.ErrSyncFailed) {
+		t.Fatalf("Ping after a failed sync: %v, want ErrSyncFailed", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(ctx, path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first := walSave(0, 0)
+	if _, err := s.Get(ctx, record.Key{ClientID: first.ClientID, PatientUUID: first.PatientUUID, AssessmentType: first.AssessmentType}); err != nil {
+		t.Fatalf("the save acknowledged before the failed sync: %v", err)
+	}
+	if _, err := s.Save(ctx, walSave(0, 3)); err != nil {
+		t.Fatalf("save after reopening: %v", err)
+	}
+}
+
+func TestWALSyncsAreDeferredOnlyForTheirOwner(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "raw.db")
+	owner, param := newWALOwner()
+	plain, err := sql.Open("sqlite", dsn(path, false)+param)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	mustExec(t, plain, "CREATE TABLE t (id INTEGER PRIMARY KEY)")
+	if w, err := deferWALSyncs(owner, nil); err == nil {
+		w.Close()
+		t.Fatal("deferred the syncs of a WAL open through the plain unix VFS")
+	}
+
+	other, otherParam := newWALOwner()
+	db := openRaw(t, path, otherParam)
+	mustExec(t, db, "INSERT INTO t (id) VALUES (1)")
+	if w, err := deferWALSyncs(owner, nil); err == nil {
+		w.Close()
+		t.Fatal("deferred the syncs of another connection's WAL")
+	}
+	w, err := deferWALSyncs(other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !w.f.deferred.Load() || w.f.owner != other {
+		t.Fatal("the owner's WAL syncs are not deferred")
+	}
+	mustExec(t, db, "INSERT INTO t (id) VALUES (2)")
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil || w.f.deferred.Load() {
+		t.Fatalf("Close: %v; syncs still deferred: %v", err, w.f.deferred.Load())
+	}
+}
