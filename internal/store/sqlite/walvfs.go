@@ -89,8 +89,10 @@ type walFile struct {
 	owner string
 	off   int64
 	buf   []byte
-	// deferred: a sync only writes the buffer out (see deferWALSyncs).
-	deferred atomic.Bool
+	// deferred: a sync only writes the buffer out (see deferWALSyncs),
+	// and asks the kernel to start writing it to disk through writeback.
+	deferred  atomic.Bool
+	writeback atomic.Pointer[os.File]
 	// What SQLite asked to write, and what was written: for tests.
 	asked, wrote atomic.Int64
 }
@@ -232,7 +234,17 @@ func walWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32
 
 func walSync(tls *libc.TLS, pFile uintptr, flags int32) int32 {
 	f := fileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK || f.deferred.Load() {
+	rc := f.flush(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	if f.deferred.Load() {
+		// The commit's frames start for the disk now, so the sync that
+		// makes them durable, often still busy with the last batch, has
+		// less left to write when it gets to them.
+		if wb := f.writeback.Load(); wb != nil {
+			startWriteback(wb)
+		}
 		return rc
 	}
 	return cfunc[func(*libc.TLS, uintptr, int32) int32](realMethods().FxSync)(tls, pFile, flags)
@@ -328,6 +340,7 @@ func deferWALSyncs(owner string, sync func(*os.File) error) (*walSyncer, error) 
 		file.Close()
 		return nil, err
 	}
+	found.writeback.Store(file)
 	found.deferred.Store(true)
 	return &walSyncer{f: found, file: file, sync: sync}, nil
 }
@@ -339,6 +352,7 @@ func (s *walSyncer) Sync() error { return s.sync(s.file) }
 // nothing left to sync.
 func (s *walSyncer) Close() error {
 	s.f.deferred.Store(false)
+	s.f.writeback.Store(nil)
 	return s.file.Close()
 }
 
