@@ -47,10 +47,6 @@ type Batcher[T any] struct {
 	broken   atomic.Pointer[error] // the first sync failure
 }
 
-// unsyncedBatches bounds the committed batches waiting for a sync: past it
-// commits wait for the disk.
-const unsyncedBatches = 0
-
 // NewBatcher starts workers goroutines, each committing batches of up to
 // maxBatch ops with commit. commit must set Res or Err of every op.
 func NewBatcher[T any](workers, maxBatch int, commit func(batch []*Op[T])) *Batcher[T] {
@@ -65,13 +61,18 @@ func NewBatcher[T any](workers, maxBatch int, commit func(batch []*Op[T])) *Batc
 }
 
 // NewSyncingBatcher starts one goroutine committing batches with commit and
-// one making them durable with sync, which may cover several batches at
-// once. A store whose commit does not sync by itself uses it: callers are
-// answered after the sync that follows their commit. After a failed sync
-// every op fails with ErrSyncFailed.
+// one making them durable with sync. A store whose commit does not sync by
+// itself uses it: callers are answered after the sync that follows their
+// commit. After a failed sync every op fails with ErrSyncFailed.
+//
+// A committed batch is handed to the sync goroutine directly, so at most
+// one batch syncs while the next one commits; the committer then waits,
+// and what arrives meanwhile makes the next batch. Letting more committed
+// batches queue for the disk made batches smaller (11 saves instead of 17
+// in the load test) and each save dearer, for no more saves per second.
 func NewSyncingBatcher[T any](maxBatch int, commit func(batch []*Op[T]), sync func() error) *Batcher[T] {
 	b := &Batcher[T]{ops: make(chan *Op[T], maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
-		maxBatch: maxBatch, commit: commit, sync: sync, unsynced: make(chan []*Op[T], unsyncedBatches)}
+		maxBatch: maxBatch, commit: commit, sync: sync, unsynced: make(chan []*Op[T])}
 	settled := make(chan struct{})
 	go func() { b.settle(); close(settled) }()
 	go func() {
@@ -199,13 +200,9 @@ func (b *Batcher[T]) flush(batch []*Op[T]) {
 	}
 }
 
-// settle syncs committed batches and answers their ops: one sync for every
-// batch that committed while the last one ran.
+// settle syncs each committed batch and answers its ops.
 func (b *Batcher[T]) settle() {
 	for ops := range b.unsynced {
-		for more := len(b.unsynced); more > 0; more-- {
-			ops = append(ops, <-b.unsynced...)
-		}
 		err := b.Broken()
 		if err == nil {
 			if serr := b.sync(); serr != nil {
