@@ -157,7 +157,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	a := &app{logger: logger, metrics: metrics.New()}
 	a.live.Store(cfg)
 	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
-	a.store, err = openStore(ctx, cfg, keys, a.metrics.ObserveSaveBatch)
+	a.store, err = openStore(ctx, cfg, keys, a.metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -216,13 +216,17 @@ func loadKeys(cfg *config.Config, logger *slog.Logger) (config.Keys, error) {
 	return keys, nil
 }
 
-// openStore opens the config's database with its encryption keys.
-func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, observeBatch func(int)) (store.Store, error) {
+// openStore opens the config's database with its encryption keys, feeding
+// m if it is not nil.
+func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *metrics.Metrics) (store.Store, error) {
 	keyring, err := seal.NewKeyring(sealKeys(keys.Encryption))
 	if err != nil {
 		return nil, err
 	}
-	sc := store.Config{Keys: keyring, ObserveBatch: observeBatch}
+	sc := store.Config{Keys: keyring}
+	if m != nil {
+		sc.ObserveBatch, sc.ObserveSync = m.ObserveSaveBatch, m.ObserveWALSync
+	}
 	if path, ok := strings.CutPrefix(cfg.Database, "sqlite://"); ok {
 		return sqlite.Open(ctx, path, sc)
 	}

@@ -106,6 +106,9 @@ type Config struct {
 	Now func() time.Time
 	// ObserveBatch, when set, is told the size of each committed batch.
 	ObserveBatch func(saves int)
+	// ObserveSync, when set, is told how long each sync of the store's own
+	// making took (SQLite's WAL sync), failed or not.
+	ObserveSync func(d time.Duration, err error)
 	// MaxBatch bounds the saves of one transaction; 256 when 0.
 	MaxBatch int
 }
@@ -117,6 +120,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ObserveBatch == nil {
 		c.ObserveBatch = func(int) {}
+	}
+	if c.ObserveSync == nil {
+		c.ObserveSync = func(time.Duration, error) {}
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = 256

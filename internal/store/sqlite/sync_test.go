@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
@@ -100,7 +101,14 @@ func TestAFailedWALSyncStopsWritesUntilReopened(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "pads.db")
-	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
+	var okSyncs, failedSyncs atomic.Int64
+	cfg := store.Config{Keys: storetest.Keyring(t, "e1"), ObserveSync: func(_ time.Duration, err error) {
+		if err != nil {
+			failedSyncs.Add(1)
+		} else {
+			okSyncs.Add(1)
+		}
+	}}
 	var failing atomic.Bool
 	policy := defaultWAL
 	policy.syncWAL = func(f *os.File) error {
@@ -133,6 +141,9 @@ func TestAFailedWALSyncStopsWritesUntilReopened(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if okSyncs.Load() == 0 || failedSyncs.Load() != 1 {
+		t.Fatalf("syncs observed: %d ok, %d failed; want some ok and the one failed", okSyncs.Load(), failedSyncs.Load())
 	}
 
 	s, err = Open(ctx, path, cfg)
