@@ -43,8 +43,21 @@ type Batcher[T any] struct {
 	// commit that returned before it was called. It runs on its own
 	// goroutine, so the next batch runs while the last one syncs.
 	sync     func() error
-	unsynced chan []*Op[T]
+	unsynced chan unsynced[T]
 	broken   atomic.Pointer[error] // the first sync failure
+
+	// Batches are numbered as their commits begin (started); durable is
+	// the number of the last one synced, and synced is closed, and
+	// replaced, each time it moves. See AwaitDurable.
+	started atomic.Uint64
+	durable atomic.Uint64
+	synced  atomic.Pointer[chan struct{}]
+}
+
+// unsynced is a committed batch on its way to the sync goroutine.
+type unsynced[T any] struct {
+	n   uint64
+	ops []*Op[T] // committed ops; none when every op failed
 }
 
 // NewBatcher starts workers goroutines, each committing batches of up to
@@ -72,7 +85,9 @@ func NewBatcher[T any](workers, maxBatch int, commit func(batch []*Op[T])) *Batc
 // in the load test) and each save dearer, for no more saves per second.
 func NewSyncingBatcher[T any](maxBatch int, commit func(batch []*Op[T]), sync func() error) *Batcher[T] {
 	b := &Batcher[T]{ops: make(chan *Op[T], maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
-		maxBatch: maxBatch, commit: commit, sync: sync, unsynced: make(chan []*Op[T])}
+		maxBatch: maxBatch, commit: commit, sync: sync, unsynced: make(chan unsynced[T])}
+	synced := make(chan struct{})
+	b.synced.Store(&synced)
 	settled := make(chan struct{})
 	go func() { b.settle(); close(settled) }()
 	go func() {
@@ -177,7 +192,9 @@ func (b *Batcher[T]) flush(batch []*Op[T]) {
 		}
 		live = append(live, o)
 	}
+	var n uint64
 	if len(live) > 0 {
+		n = b.started.Add(1)
 		b.commit(live)
 	}
 	if b.sync == nil {
@@ -195,26 +212,61 @@ func (b *Batcher[T]) flush(batch []*Op[T]) {
 			committed = append(committed, o)
 		}
 	}
-	if len(committed) > 0 {
-		b.unsynced <- committed
+	if n > 0 {
+		// Even a batch that committed nothing goes, so that the batches
+		// after it count as durable in order.
+		b.unsynced <- unsynced[T]{n: n, ops: committed}
 	}
 }
 
 // settle syncs each committed batch and answers its ops.
 func (b *Batcher[T]) settle() {
-	for ops := range b.unsynced {
+	for u := range b.unsynced {
 		err := b.Broken()
-		if err == nil {
+		if err == nil && len(u.ops) > 0 {
 			if serr := b.sync(); serr != nil {
 				err = fmt.Errorf("%w: %w", ErrSyncFailed, serr)
 				b.broken.CompareAndSwap(nil, &err)
 			}
 		}
-		for _, o := range ops {
+		if err == nil {
+			b.durable.Store(u.n)
+		}
+		next := make(chan struct{})
+		close(*b.synced.Swap(&next))
+		for _, o := range u.ops {
 			if err != nil {
 				o.Res, o.Err = SaveResult{}, err
 			}
 			close(o.done)
+		}
+	}
+}
+
+// AwaitDurable returns once every batch that had begun to commit when it
+// was called is durable. A store whose commits are visible before their
+// sync calls it after a read, so that a reader never sees what a crash
+// could still undo. It returns at once from a batcher without sync, and
+// Broken's error once a sync has failed.
+func (b *Batcher[T]) AwaitDurable(ctx context.Context) error {
+	if b.sync == nil {
+		return nil
+	}
+	n := b.started.Load()
+	for {
+		synced := *b.synced.Load()
+		if err := b.Broken(); err != nil {
+			return err
+		}
+		if b.durable.Load() >= n {
+			return nil
+		}
+		select {
+		case <-synced:
+		case <-b.stopped:
+			return ErrClosed
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }

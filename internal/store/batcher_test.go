@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeDisk stands for a database whose commits become durable only at a
@@ -206,4 +207,71 @@ func TestSyncingBatcherStopSyncsWhatItCommitted(t *testing.T) {
 	if _, err := b.Save(context.Background(), SaveRequest{ClientID: "c"}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("save after Stop: %v, want ErrClosed", err)
 	}
+}
+
+func TestAwaitDurableWaitsForWhatBeganToCommitBefore(t *testing.T) {
+	d := newFakeDisk()
+	b := NewSyncingBatcher(8, d.commit, d.sync)
+	defer b.Stop()
+	defer close(d.syncs)
+	if err := b.AwaitDurable(context.Background()); err != nil {
+		t.Fatalf("with nothing written: %v", err)
+	}
+
+	save := saveAsync(b, "c", "a")
+	for d.syncCalls.Load() == 0 { // committed; its sync waits for the test
+		time.Sleep(time.Millisecond)
+	}
+	durableAtReturn := make(chan int, 1)
+	go func() {
+		if err := b.AwaitDurable(context.Background()); err != nil {
+			t.Error(err)
+		}
+		durableAtReturn <- d.durableSaves()
+	}()
+	time.Sleep(20 * time.Millisecond) // time to return early, if it would
+	d.syncs <- nil
+	if n := <-durableAtReturn; n != 1 {
+		t.Fatalf("AwaitDurable returned with %d saves durable, want the 1 committed before it", n)
+	}
+	<-save
+}
+
+func TestAwaitDurableEnds(t *testing.T) {
+	t.Run("when the caller gives up", func(t *testing.T) {
+		d := newFakeDisk()
+		b := NewSyncingBatcher(8, d.commit, d.sync)
+		defer b.Stop()
+		defer close(d.syncs)
+		save := saveAsync(b, "c", "a")
+		for d.syncCalls.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := b.AwaitDurable(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("AwaitDurable with a canceled context: %v", err)
+		}
+		d.syncs <- nil
+		<-save
+	})
+	t.Run("after a failed sync", func(t *testing.T) {
+		d := newFakeDisk()
+		b := NewSyncingBatcher(8, d.commit, d.sync)
+		defer b.Stop()
+		defer close(d.syncs)
+		save := saveAsync(b, "c", "a")
+		d.syncs <- errors.New("EIO")
+		<-save
+		if err := b.AwaitDurable(context.Background()); !errors.Is(err, ErrSyncFailed) {
+			t.Fatalf("AwaitDurable after a failed sync: %v", err)
+		}
+	})
+	t.Run("without a sync stage", func(t *testing.T) {
+		b := NewBatcher(1, 8, func(batch []*Op[int]) {})
+		defer b.Stop()
+		if err := b.AwaitDurable(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -23,5 +23,9 @@ func (s *Store) AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, er
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	defer rows.Close()
-	return store.Collect(rows, store.ScanAudit)
+	entries, err := store.Collect(rows, store.ScanAudit)
+	if err != nil {
+		return nil, err
+	}
+	return entries, s.w.readDone(ctx)
 }

@@ -167,6 +167,9 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	if err != nil {
 		return record.Record{}, fmt.Errorf("get record: %w", err)
 	}
+	if err := s.w.readDone(ctx); err != nil {
+		return record.Record{}, err
+	}
 	if !found {
 		return record.Record{}, store.ErrNotFound
 	}

@@ -197,3 +197,63 @@ func TestWALSyncsAreDeferredOnlyForTheirOwner(t *testing.T) {
 		t.Fatalf("Close: %v; syncs still deferred: %v", err, w.f.deferred.Load())
 	}
 }
+
+// TestReadsWaitForTheSyncOfWhatTheySee: a commit is visible to other
+// connections before its sync; a read that sees it must not return before
+// that sync has.
+func TestReadsWaitForTheSyncOfWhatTheySee(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pads.db")
+	var gated, released atomic.Bool
+	gate := make(chan struct{})
+	policy := defaultWAL
+	policy.syncWAL = func(f *os.File) error {
+		if gated.Load() {
+			<-gate
+		}
+		return f.Sync()
+	}
+	s, err := open(ctx, path, store.Config{Keys: storetest.Keyring(t, "e1")}, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	reader, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+
+	gated.Store(true)
+	req := walSave(1, 1)
+	saved := make(chan error, 1)
+	go func() { _, err := s.Save(ctx, req); saved <- err }()
+	for { // committed, and visible, while its sync waits at the gate
+		ids, err := patientUUIDs(ctx, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	got := make(chan bool, 1)
+	go func() {
+		_, err := s.Get(ctx, record.Key{ClientID: req.ClientID, PatientUUID: req.PatientUUID, AssessmentType: req.AssessmentType})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- released.Load()
+	}()
+	time.Sleep(20 * time.Millisecond) // time to return early, if it would
+	released.Store(true)
+	close(gate)
+	if !<-got {
+		t.Fatal("Get returned a save before the sync that makes it durable")
+	}
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+}

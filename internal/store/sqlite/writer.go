@@ -56,6 +56,13 @@ func (w *writer) sync() error {
 	return err
 }
 
+// readDone returns once whatever a read that has ended could have seen is
+// durable: commits are visible to other connections about a millisecond
+// before their sync, and a reader must not be shown a save that a crash
+// could still undo. Reads wait for at most the sync under way and the
+// next; a store without writes does not wait.
+func (w *writer) readDone(ctx context.Context) error { return w.b.AwaitDurable(ctx) }
+
 // broken returns the sync failure that stopped the writer, or nil.
 func (w *writer) broken() error { return w.b.Broken() }
 
