@@ -89,10 +89,10 @@ type walFile struct {
 	owner string
 	off   int64
 	buf   []byte
-	// deferred: a sync only writes the buffer out (see deferWALSyncs),
-	// and asks the kernel to start writing it to disk through writeback.
-	deferred  atomic.Bool
-	writeback atomic.Pointer[os.File]
+	// ownSync is pads' own handle on the file while pads makes its
+	// commits durable itself (see deferWALSyncs): a sync then only writes
+	// the buffer out and starts its writeback through this handle.
+	ownSync atomic.Pointer[os.File]
 	// What SQLite asked to write, and what was written: for tests.
 	asked, wrote atomic.Int64
 }
@@ -238,13 +238,11 @@ func walSync(tls *libc.TLS, pFile uintptr, flags int32) int32 {
 	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	if f.deferred.Load() {
+	if own := f.ownSync.Load(); own != nil {
 		// The commit's frames start for the disk now, so the sync that
 		// makes them durable, often still busy with the last batch, has
 		// less left to write when it gets to them.
-		if wb := f.writeback.Load(); wb != nil {
-			startWriteback(wb)
-		}
+		startWriteback(own)
 		return rc
 	}
 	return cfunc[func(*libc.TLS, uintptr, int32) int32](realMethods().FxSync)(tls, pFile, flags)
@@ -340,8 +338,7 @@ func deferWALSyncs(owner string, sync func(*os.File) error) (*walSyncer, error) 
 		file.Close()
 		return nil, err
 	}
-	found.writeback.Store(file)
-	found.deferred.Store(true)
+	found.ownSync.Store(file)
 	return &walSyncer{f: found, file: file, sync: sync}, nil
 }
 
@@ -351,8 +348,7 @@ func (s *walSyncer) Sync() error { return s.sync(s.file) }
 // Close gives the WAL's syncs back to SQLite. The connection must have
 // nothing left to sync.
 func (s *walSyncer) Close() error {
-	s.f.deferred.Store(false)
-	s.f.writeback.Store(nil)
+	s.f.ownSync.Store(nil)
 	return s.file.Close()
 }
 
