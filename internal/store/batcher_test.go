@@ -24,6 +24,27 @@ type fakeDisk struct {
 
 func newFakeDisk() *fakeDisk { return &fakeDisk{syncs: make(chan error)} }
 
+// startSyncing starts a syncing batcher on a fake disk whose commits fail
+// for client failOp; the test ends by letting any sync left return, then
+// stopping the batcher.
+func startSyncing(t *testing.T, failOp string) (*fakeDisk, *Batcher[int]) {
+	d := newFakeDisk()
+	d.failOp = failOp
+	b := NewSyncingBatcher(8, d.commit, d.sync)
+	t.Cleanup(func() {
+		close(d.syncs)
+		b.Stop()
+	})
+	return d, b
+}
+
+// waitForSync returns once a sync has begun (and waits for the test).
+func (d *fakeDisk) waitForSync() {
+	for d.syncCalls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (d *fakeDisk) commit(batch []*Op[int]) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -57,6 +78,12 @@ func (d *fakeDisk) durableSaves() int {
 	return d.durable
 }
 
+func (d *fakeDisk) committedSaves() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.committed
+}
+
 type answer struct {
 	res SaveResult
 	err error
@@ -72,10 +99,7 @@ func saveAsync(b *Batcher[int], client, id string) chan answer {
 }
 
 func TestSyncingBatcherAnswersOnlyDurableSaves(t *testing.T) {
-	d := newFakeDisk()
-	b := NewSyncingBatcher(8, d.commit, d.sync)
-	defer b.Stop()
-	defer close(d.syncs)
+	d, b := startSyncing(t, "")
 
 	answers := make(chan answer, 30)
 	for i := range 30 {
@@ -99,10 +123,7 @@ func TestSyncingBatcherAnswersOnlyDurableSaves(t *testing.T) {
 }
 
 func TestSyncingBatcherAnswersEachSaveAfterItsSync(t *testing.T) {
-	d := newFakeDisk()
-	b := NewSyncingBatcher(8, d.commit, d.sync)
-	defer b.Stop()
-	defer close(d.syncs)
+	d, b := startSyncing(t, "")
 
 	c := saveAsync(b, "c", "a")
 	for d.syncCalls.Load() == 0 {
@@ -128,11 +149,7 @@ func TestSyncingBatcherAnswersEachSaveAfterItsSync(t *testing.T) {
 }
 
 func TestSyncingBatcherAnswersAFailedOpWithoutWaitingForTheDisk(t *testing.T) {
-	d := newFakeDisk()
-	d.failOp = "bad"
-	b := NewSyncingBatcher(8, d.commit, d.sync)
-	defer b.Stop()
-	defer close(d.syncs)
+	_, b := startSyncing(t, "bad")
 
 	// No sync returns until the failed save has been answered.
 	if a := <-saveAsync(b, "bad", "x"); a.err == nil || a.err.Error() != "rejected" {
@@ -141,10 +158,7 @@ func TestSyncingBatcherAnswersAFailedOpWithoutWaitingForTheDisk(t *testing.T) {
 }
 
 func TestSyncingBatcherStopsWritingAfterAFailedSync(t *testing.T) {
-	d := newFakeDisk()
-	b := NewSyncingBatcher(8, d.commit, d.sync)
-	defer b.Stop()
-	defer close(d.syncs)
+	d, b := startSyncing(t, "")
 
 	c := saveAsync(b, "c", "a")
 	d.syncs <- errors.New("EIO")
@@ -154,10 +168,7 @@ func TestSyncingBatcherStopsWritingAfterAFailedSync(t *testing.T) {
 	if !errors.Is(b.Broken(), ErrSyncFailed) {
 		t.Fatalf("Broken() = %v after a failed sync", b.Broken())
 	}
-	before := d.syncCalls.Load()
-	d.mu.Lock()
-	committed := d.committed
-	d.mu.Unlock()
+	before, committed := d.syncCalls.Load(), d.committedSaves()
 	// Later work fails at once: nothing is committed or synced.
 	if a := <-saveAsync(b, "c", "b"); !errors.Is(a.err, ErrSyncFailed) {
 		t.Fatalf("save after a failed sync answered with %v, want ErrSyncFailed", a.err)
@@ -165,9 +176,7 @@ func TestSyncingBatcherStopsWritingAfterAFailedSync(t *testing.T) {
 	if err := b.Do(context.Background(), func(context.Context, int) error { return nil }); !errors.Is(err, ErrSyncFailed) {
 		t.Fatalf("Do after a failed sync returned %v, want ErrSyncFailed", err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.committed != committed || d.syncCalls.Load() != before {
+	if d.committedSaves() != committed || d.syncCalls.Load() != before {
 		t.Fatal("the batcher committed or synced after a failed sync")
 	}
 }
@@ -210,18 +219,13 @@ func TestSyncingBatcherStopSyncsWhatItCommitted(t *testing.T) {
 }
 
 func TestAwaitDurableWaitsForWhatBeganToCommitBefore(t *testing.T) {
-	d := newFakeDisk()
-	b := NewSyncingBatcher(8, d.commit, d.sync)
-	defer b.Stop()
-	defer close(d.syncs)
+	d, b := startSyncing(t, "")
 	if err := b.AwaitDurable(context.Background()); err != nil {
 		t.Fatalf("with nothing written: %v", err)
 	}
 
 	save := saveAsync(b, "c", "a")
-	for d.syncCalls.Load() == 0 { // committed; its sync waits for the test
-		time.Sleep(time.Millisecond)
-	}
+	d.waitForSync() // committed; its sync waits for the test
 	durableAtReturn := make(chan int, 1)
 	go func() {
 		if err := b.AwaitDurable(context.Background()); err != nil {
@@ -239,14 +243,9 @@ func TestAwaitDurableWaitsForWhatBeganToCommitBefore(t *testing.T) {
 
 func TestAwaitDurableEnds(t *testing.T) {
 	t.Run("when the caller gives up", func(t *testing.T) {
-		d := newFakeDisk()
-		b := NewSyncingBatcher(8, d.commit, d.sync)
-		defer b.Stop()
-		defer close(d.syncs)
+		d, b := startSyncing(t, "")
 		save := saveAsync(b, "c", "a")
-		for d.syncCalls.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		d.waitForSync()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if err := b.AwaitDurable(ctx); !errors.Is(err, context.Canceled) {
@@ -256,10 +255,7 @@ func TestAwaitDurableEnds(t *testing.T) {
 		<-save
 	})
 	t.Run("after a failed sync", func(t *testing.T) {
-		d := newFakeDisk()
-		b := NewSyncingBatcher(8, d.commit, d.sync)
-		defer b.Stop()
-		defer close(d.syncs)
+		d, b := startSyncing(t, "")
 		save := saveAsync(b, "c", "a")
 		d.syncs <- errors.New("EIO")
 		<-save

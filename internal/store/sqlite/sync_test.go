@@ -58,25 +58,13 @@ func TestSavesAreAnsweredAfterASyncThatHoldsThem(t *testing.T) {
 	}
 	defer s.Close()
 
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Go(func() {
-			for i := range 10 {
-				req := walSave(g, i)
-				if _, err := s.Save(ctx, req); err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				ok := durable[req.PatientUUID]
-				mu.Unlock()
-				if !ok {
-					t.Errorf("save %s answered before a sync that holds it", req.PatientUUID)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	saveConcurrently(t, s, 16, 10, func(req store.SaveRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !durable[req.PatientUUID] {
+			t.Errorf("save %s answered before a sync that holds it", req.PatientUUID)
+		}
+	})
 	t.Logf("160 saves, %d syncs", syncs.Load())
 }
 
@@ -86,15 +74,10 @@ func patientUUIDs(ctx context.Context, db *sql.DB) ([]string, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return store.Collect(rows, func(sc store.Scanner) (id string, err error) {
+		err = sc.Scan(&id)
+		return
+	})
 }
 
 func TestAFailedWALSyncStopsWritesUntilReopened(t *testing.T) {

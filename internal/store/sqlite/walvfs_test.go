@@ -35,18 +35,7 @@ func TestWALWritesAreGatheredPerCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var wg sync.WaitGroup
-	for g := range 32 {
-		wg.Go(func() {
-			for i := range 20 {
-				if _, err := s.Save(ctx, walSave(g, i)); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	saveConcurrently(t, s, 32, 20, nil)
 	asked, wrote, found := walStats(path + "-wal")
 	if !found {
 		t.Fatal("the writer's WAL is not opened through walVFS")
@@ -57,6 +46,28 @@ func TestWALWritesAreGatheredPerCommit(t *testing.T) {
 		t.Errorf("SQLite asked for %d WAL writes and %d were made; want at least 640 asked, a quarter as many made", asked, wrote)
 	}
 	t.Logf("640 saves: %d WAL writes asked, %d made", asked, wrote)
+}
+
+// saveConcurrently runs goroutines goroutines saving each walSave records,
+// and calls saved, if set, after each save.
+func saveConcurrently(t *testing.T, s *Store, goroutines, each int, saved func(store.SaveRequest)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				req := walSave(g, i)
+				if _, err := s.Save(context.Background(), req); err != nil {
+					t.Error(err)
+					return
+				}
+				if saved != nil {
+					saved(req)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // openRaw opens path with walVFS, as the writer does, with a page cache of
