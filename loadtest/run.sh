@@ -3,9 +3,11 @@
 #
 #   loadtest/run.sh [seconds] [connections]
 #     The save path: durable saves/s and latency at 64 connections, against
-#     a bare JSON handler measured in the same run. Needs wrk. With
-#     PADS_LOAD_DATABASE=postgres://... pads saves to that database instead
-#     of SQLite.
+#     a bare JSON handler measured in the same run, in turns
+#     (PADS_LOAD_ROUNDS rounds, 5 by default), and the CPU each spends per
+#     request. Needs wrk. With PADS_LOAD_DATABASE=postgres://... pads saves
+#     to that database instead of SQLite. With PADS_PROFILE=FILE (and
+#     PADS_BUILD_TAGS=pprof) one round runs and FILE gets pads' CPU profile.
 #   loadtest/run.sh e2e [seconds]
 #     End to end, save answered -> signed webhook received: paced at
 #     1,000 saves/s, paced at 4,000 saves/s, then flat out.
@@ -43,7 +45,7 @@ clients:
     subscription: full
     funnels: [{id: load-main}]
 YAML
-GOMAXPROCS=${PADS_GOMAXPROCS:-} "$work/pads" serve --config "$work/pads.yaml" >/dev/null 2>"$work/pads.log" &
+"$work/pads" serve --config "$work/pads.yaml" >/dev/null 2>"$work/pads.log" &
 pads_pid=$!
 "$work/bare" --listen 127.0.0.1:18090 &
 bare_pid=$!
@@ -58,23 +60,26 @@ export TOKEN
 rounds=${PADS_LOAD_ROUNDS:-5}
 [ -n "${PADS_PROFILE:-}" ] && rounds=1
 slice=$(( secs / rounds > 2 ? secs / rounds : 2 ))
+# totals FILE...: the requests and seconds of the wrk runs that wrote FILEs.
+totals() { awk '/^requests=/ {split($1, a, "="); split($2, b, "="); r += a[2]; d += b[2] / 1e6} END {print r, d}' "$@"; }
 measure() { # name round url
   wrk -t2 -c"$conns" -d"${slice}s" -s loadtest/save.lua "$3" > "$work/$1.$2.txt"
-  awk -v n="$1" '/^requests=/ {split($1, a, "="); split($2, b, "="); printf "%s: %.0f/s\n", n, a[2] / (b[2] / 1e6)}' "$work/$1.$2.txt" >&2
+  totals "$work/$1.$2.txt" | awk -v n="$1" '{printf "%s: %.0f/s\n", n, $1 / $2}' >&2
 }
-cputime() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cputime() { awk '{print $14, $15}' "/proc/$1/stat"; } # user, system (ticks)
 cpu_user=0 cpu_sys=0 cpu_bare=0
 for r in $(seq "$rounds"); do
-  c0=$(cputime "$bare_pid")
+  read -r u0 s0 < <(cputime "$bare_pid")
   measure bare "$r" http://127.0.0.1:18090
-  cpu_bare=$((cpu_bare + $(cputime "$bare_pid") - c0))
+  read -r u1 s1 < <(cputime "$bare_pid")
+  cpu_bare=$((cpu_bare + u1 - u0 + s1 - s0))
   if [ -n "${PADS_PROFILE:-}" ]; then
     curl -s -o "$PADS_PROFILE" "http://127.0.0.1:6060/debug/pprof/profile?seconds=$((slice - 2))" &
     profiler=$!
   fi
-  read -r u0 s0 < <(awk '{print $14, $15}' /proc/$pads_pid/stat)
+  read -r u0 s0 < <(cputime "$pads_pid")
   measure pads "$r" http://127.0.0.1:18080
-  read -r u1 s1 < <(awk '{print $14, $15}' /proc/$pads_pid/stat)
+  read -r u1 s1 < <(cputime "$pads_pid")
   cpu_user=$((cpu_user + u1 - u0)) cpu_sys=$((cpu_sys + s1 - s0))
 done
 [ -n "${profiler:-}" ] && wait "$profiler"
@@ -83,7 +88,7 @@ done
 # percentiles from every round's latencies, each weighed by its count.
 summary() {
   local files=("$work/$1".*.txt)
-  awk '/^requests=/ {split($1, a, "="); split($2, b, "="); r += a[2]; d += b[2]} END {printf "%.0f ", r / (d / 1e6)}' "${files[@]}"
+  totals "${files[@]}" | awk '{printf "%.0f ", $1 / $2}'
   awk '/^requests=/ {split($1, a, "="); w = a[2] / 1000} /^q / {print $2, w}' "${files[@]}" | sort -n |
     awk '{t += $2; v[NR] = $1; c[NR] = t} END {for (i = 1; i <= NR; i++) {if (!p50 && c[i] >= t * 0.5) p50 = v[i]; if (!p99 && c[i] >= t * 0.99) p99 = v[i]}
       printf "%.2fms %.2fms ", p50 / 1000, p99 / 1000}'
@@ -91,7 +96,7 @@ summary() {
 }
 read -r bare_rps bare_p50 bare_p99 _ < <(summary bare)
 read -r pads_rps pads_p50 pads_p99 pads_bad < <(summary pads)
-count() { awk '/^requests=/ {split($1, a, "="); r += a[2]} END {print r}' "$work/$1".*.txt; }
+count() { totals "$work/$1".*.txt | awk '{print $1}'; }
 batch=$(curl -s http://127.0.0.1:18080/metrics | awk '/^pads_save_batch_size_sum/ {s=$2} /^pads_save_batch_size_count/ {c=$2} END {if (c) printf "%.1f", s/c}')
 echo
 printf 'bare: %s req/s  p50 %s  p99 %s\n' "$bare_rps" "$bare_p50" "$bare_p99"
