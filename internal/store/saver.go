@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -39,8 +40,10 @@ type Tx interface {
 	ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (Row, bool, error)
 	// Insert adds a row and sets its ID.
 	Insert(ctx context.Context, row *Row) error
-	// Update rewrites the row with row.ID.
-	Update(ctx context.Context, row *Row) error
+	// Update rewrites the row with row.ID. The email index is written only
+	// when emailChanged: an index entry left as it was is an index page the
+	// database does not rewrite, and most updates keep their email.
+	Update(ctx context.Context, row *Row, emailChanged bool) error
 	// InsertEvent adds an outbox event with its sealed payload and sets
 	// its ID.
 	InsertEvent(ctx context.Context, e *Event, recordID int64, payload []byte) error
@@ -85,9 +88,10 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	rec.UpdatedAt = now
 	triggers := rec.Advance(now)
 
+	prevIndex := row.EmailIndex
 	row = s.seal(row.ID, rec, emailIndex)
 	if found {
-		err = tx.Update(ctx, &row)
+		err = tx.Update(ctx, &row, !bytes.Equal(prevIndex, row.EmailIndex))
 	} else {
 		err = tx.Insert(ctx, &row)
 	}
@@ -241,7 +245,8 @@ func (s *Saver) seal(id int64, rec record.Record, emailIndex []byte) Row {
 }
 
 // Reseal returns row sealed under the first key, and whether that changed
-// anything. The email index is recomputed under the first key too.
+// anything. The email index is recomputed under the first key too: see
+// EmailMoved.
 func (s *Saver) Reseal(row Row) (Row, bool, error) {
 	if s.Keys.KeyID(row.Sealed) == s.Keys.PrimaryID() {
 		return row, false, nil
@@ -253,6 +258,10 @@ func (s *Saver) Reseal(row Row) (Row, bool, error) {
 	email, _ := rec.Fields.String(record.FieldEmail)
 	return s.seal(row.ID, rec, s.Keys.Index(NormalizeEmail(email))), true, nil
 }
+
+// EmailMoved reports whether a resealed row's email index differs from the
+// old row's, for Tx.Update.
+func EmailMoved(old, resealed Row) bool { return !bytes.Equal(old.EmailIndex, resealed.EmailIndex) }
 
 // Open decrypts a row into its record.
 func (s *Saver) Open(row Row) (record.Record, error) {

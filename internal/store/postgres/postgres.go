@@ -170,12 +170,13 @@ func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
 			}
 			seen = len(page)
 			for _, row := range page {
+				old := row
 				row, changed, err := s.saver.Reseal(row)
 				if err != nil {
 					return fmt.Errorf("reseal: %w", err)
 				}
 				if changed {
-					if err := (tx{t}).Update(ctx, &row); err != nil {
+					if err := (tx{t}).Update(ctx, &row, store.EmailMoved(old, row)); err != nil {
 						return err
 					}
 					count++

@@ -58,10 +58,20 @@ func (t tx) Insert(ctx context.Context, r *store.Row) error {
 		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)).Scan(&r.ID)
 }
 
-func (t tx) Update(ctx context.Context, r *store.Row) error {
-	_, err := t.Exec(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, updated_at = $4,
-		form_completed_at = $5, assessment_completed_at = $6 WHERE id = $7`,
-		r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt), r.ID)
+func (t tx) Update(ctx context.Context, r *store.Row, emailChanged bool) error {
+	form, assessment := store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)
+	var err error
+	if emailChanged {
+		_, err = t.Exec(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, updated_at = $4,
+			form_completed_at = $5, assessment_completed_at = $6 WHERE id = $7`,
+			r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
+	} else {
+		// No indexed column changes: PostgreSQL can update the row in place
+		// (a heap-only tuple) without touching an index.
+		_, err = t.Exec(ctx, `UPDATE records SET funnel_id = $1, sealed = $2, updated_at = $3,
+			form_completed_at = $4, assessment_completed_at = $5 WHERE id = $6`,
+			r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
+	}
 	return err
 }
 

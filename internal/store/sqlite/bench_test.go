@@ -2,7 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -35,6 +38,54 @@ func BenchmarkSaveParallel(b *testing.B) {
 			_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
 				PatientUUID: id, Email: id + "@example.com", FunnelID: "acme-main", Patch: patch, FullSubscription: true})
 			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkUpdateParallel measures durable updates of existing records from
+// 64 concurrent callers: a client's later saves of a patient. Run with:
+//
+//	go test -run '^$' -bench UpdateParallel ./internal/store/sqlite
+func BenchmarkUpdateParallel(b *testing.B) {
+	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(b, "e1")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	patch := record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main",
+		"heartRateBpm": 72.0, "systolicBloodPressureMmhg": 118.0, "diastolicBloodPressureMmhg": 76.0, "oxygen": 98.0,
+		"riskBmi": 24.7, "smokerRiskStatus": "never", "rmssd": 42.5, "ibi": 830.0, "diabetic": false}
+	ids := make([]string, 20000)
+	for i := range ids {
+		ids[i] = uuid.NewString()
+	}
+	var next atomic.Int64
+	save := func(id string) error {
+		_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
+			PatientUUID: id, Email: id + "@example.com", FunnelID: "acme-main", Patch: patch, FullSubscription: true})
+		return err
+	}
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(ids)); i = next.Add(1) - 1 {
+				if err := save(ids[i]); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.SetParallelism(32)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := save(ids[rand.IntN(len(ids))]); err != nil {
 				b.Error(err)
 				return
 			}

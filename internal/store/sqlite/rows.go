@@ -19,7 +19,8 @@ type tx struct {
 	conn     *sql.Conn
 	byKey    *sql.Stmt
 	insert   *sql.Stmt
-	update   *sql.Stmt
+	update   *sql.Stmt // every column
+	rewrite  *sql.Stmt // every column but email_index
 	event    *sql.Stmt
 	delivery *sql.Stmt
 	attempt  *sql.Stmt
@@ -38,6 +39,10 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		{&t.insert, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
 			created_at, updated_at, form_completed_at, assessment_completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, updated_at = ?,
+			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
+		// SQLite rewrites the entries of every index on a column the SET
+		// names, changed or not.
+		{&t.rewrite, `UPDATE records SET funnel_id = ?, sealed = ?, updated_at = ?,
 			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
 		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, created_at, payload) VALUES (?, ?, ?, ?, ?)"},
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
@@ -87,9 +92,14 @@ func (t *tx) Insert(ctx context.Context, r *store.Row) error {
 	return err
 }
 
-func (t *tx) Update(ctx context.Context, r *store.Row) error {
-	_, err := t.update.ExecContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(),
-		store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt), r.ID)
+func (t *tx) Update(ctx context.Context, r *store.Row, emailChanged bool) error {
+	form, assessment := store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)
+	var err error
+	if emailChanged {
+		_, err = t.update.ExecContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
+	} else {
+		_, err = t.rewrite.ExecContext(ctx, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
+	}
 	return err
 }
 
@@ -131,7 +141,7 @@ func (t *tx) page(ctx context.Context, after int64, n int) ([]store.Row, error) 
 }
 
 func (t *tx) close() {
-	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.event, t.delivery, t.attempt, t.finish} {
+	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.rewrite, t.event, t.delivery, t.attempt, t.finish} {
 		if st != nil {
 			st.Close()
 		}

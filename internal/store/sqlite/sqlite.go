@@ -217,12 +217,13 @@ func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
 	}
 	pg.seen = len(rows)
 	for _, row := range rows {
+		old := row
 		row, changed, err := s.saver.Reseal(row)
 		if err != nil {
 			return fmt.Errorf("reseal: %w", err)
 		}
 		if changed {
-			if err := t.Update(ctx, &row); err != nil {
+			if err := t.Update(ctx, &row, store.EmailMoved(old, row)); err != nil {
 				return fmt.Errorf("reseal record %d: %w", row.ID, err)
 			}
 			pg.count++

@@ -36,6 +36,7 @@ func Run(t *testing.T, newDB NewDatabase) {
 		{"MergeSemantics", testMerge},
 		{"ClientScoping", testScoping},
 		{"EmailMatchesCaseInsensitivelyMostRecentFirst", testEmailLookup},
+		{"EmailChangeMovesTheLookup", testEmailChange},
 		{"TriggersFireOnceAndWriteEvents", testTriggers},
 		{"ConcurrentEmailOnlyCreatesMakeOneRecord", testConcurrentCreates},
 		{"ConcurrentUpdatesLoseNoField", testConcurrentUpdates},
@@ -199,6 +200,25 @@ func testEmailLookup(t *testing.T, o Opener) {
 	res := save(t, s, req("acme", "", "ada@EXAMPLE.com", record.Patch{"state": "X"}))
 	if res.Created || res.PatientUUID != uuidA {
 		t.Fatalf("want the most recently updated record %s, got %+v", uuidA, res)
+	}
+}
+
+func testEmailChange(t *testing.T, o Opener) {
+	s := open(t, o)
+	save(t, s, req("acme", uuidA, "ada@example.com", record.Patch{"city": "London"}))
+	save(t, s, req("acme", uuidA, "ada@example.com", record.Patch{"state": "LDN"})) // same email: index kept
+	if res := save(t, s, req("acme", "", "ada@example.com", nil)); res.Created || res.PatientUUID != uuidA {
+		t.Fatalf("an update that kept the email must still be found by it: %+v", res)
+	}
+	save(t, s, req("acme", uuidA, "grace@example.com", nil))
+	if res := save(t, s, req("acme", "", "grace@example.com", nil)); res.Created || res.PatientUUID != uuidA {
+		t.Fatalf("the new email must find the record: %+v", res)
+	}
+	if res := save(t, s, req("acme", "", "ada@example.com", nil)); !res.Created {
+		t.Fatalf("the old email must no longer find the record: %+v", res)
+	}
+	if f := get(t, s, "acme", uuidA).Fields; f["email"] != "grace@example.com" || f["city"] != "London" || f["state"] != "LDN" {
+		t.Fatalf("fields = %v", f)
 	}
 }
 
