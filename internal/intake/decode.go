@@ -74,17 +74,19 @@ func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) 
 		badKey            bool
 	)
 	err := members(body, func(k, v value) {
-		key, ok := k.str()
+		i, ok := k.field()
 		if !ok {
-			badKey = true
-			return
-		}
-		i, ok := index(key)
-		if !ok {
-			if len(req.Ignored) < maxIgnored {
-				req.Ignored = append(req.Ignored, key)
+			key, valid := k.str()
+			if !valid {
+				badKey = true
+				return
 			}
-			return
+			if i, ok = index(key); !ok {
+				if len(req.Ignored) < maxIgnored {
+					req.Ignored = append(req.Ignored, key)
+				}
+				return
+			}
 		}
 		switch f := &Fields[i]; {
 		case !f.Allows(dt):
@@ -170,7 +172,7 @@ func missingRequired(raws *[maxFields]value) []string {
 		case 0, 'n':
 			missing = append(missing, f.Name)
 		case '"':
-			if s, _ := v.str(); strings.TrimSpace(s) == "" {
+			if v.blank() {
 				missing = append(missing, f.Name)
 			}
 		}

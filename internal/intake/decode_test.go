@@ -212,6 +212,8 @@ func TestDecodeChecksInContractOrder(t *testing.T) {
 			"Missing required field(s): assessmentType, funnelID"},
 		{"empty required is missing", `{"assessmentType":"","funnelID":"  ","email":null}`, record.NonSensitive, intake.Missing,
 			"Missing required field(s): assessmentType, email, funnelID"},
+		{"escaped white space is missing", `{"assessmentType":"\t\u0020","funnelID":"\u2003","email":"a@example.com"}`,
+			record.NonSensitive, intake.Missing, "Missing required field(s): assessmentType, funnelID"},
 		{"invalid values listed sorted", `{` + base + `,"age":500,"city":7.5,"contactConsent":"perhaps"}`, record.NonSensitive, intake.Invalid,
 			"Invalid field(s): age, contactConsent"},
 		{"two names, different values", `{` + base + `,"zip":"02134","zipCode":"02135"}`, record.NonSensitive, intake.Invalid,

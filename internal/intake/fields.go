@@ -152,7 +152,7 @@ func Lookup(key string) (*Field, bool) {
 	return &Fields[i], true
 }
 
-func index(key string) (int, bool) {
+func index[K string | []byte](key K) (int, bool) {
 	var buf [maxKeyLen]byte
 	k, ok := fold(key, &buf)
 	if !ok {
@@ -167,7 +167,7 @@ func index(key string) (int, bool) {
 // buf and reports false for a key too long or not ASCII: no field has such a
 // name, and ASCII-only folding keeps look-alike Unicode letters (the Kelvin
 // sign folds to 'k') from naming fields.
-func fold(key string, buf *[maxKeyLen]byte) ([]byte, bool) {
+func fold[K string | []byte](key K, buf *[maxKeyLen]byte) ([]byte, bool) {
 	n := 0
 	for i := 0; i < len(key); i++ {
 		c := key[i]

@@ -1,8 +1,10 @@
 package intake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -25,6 +27,27 @@ func (v value) str() (string, bool) {
 		return "", false
 	}
 	return s, !containsRuneError(s)
+}
+
+// field returns the catalogue index of the field a key names, reading an
+// unescaped key in place: most keys name a field, and none then becomes a
+// string. It reports false for an escaped or unknown key, which the caller
+// reads with str.
+func (v value) field() (int, bool) {
+	if v.escaped {
+		return 0, false
+	}
+	return index(v.raw[1 : len(v.raw)-1])
+}
+
+// blank reports whether a string value is empty or only white space,
+// without making a string of it when it holds no escapes.
+func (v value) blank() bool {
+	if !v.escaped {
+		return len(bytes.TrimSpace(v.raw[1:len(v.raw)-1])) == 0
+	}
+	s, _ := v.str()
+	return strings.TrimSpace(s) == ""
 }
 
 func containsRuneError(s string) bool {
