@@ -17,6 +17,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
+	"sync"
 )
 
 const (
@@ -37,9 +39,12 @@ type Key struct {
 }
 
 type entry struct {
-	id    string
-	aead  cipher.AEAD
-	index []byte // HMAC key of the blind index, derived from the secret
+	id   string
+	aead cipher.AEAD
+	// index holds HMAC-SHA256 hashes keyed with the blind index's key,
+	// derived from the secret. Reset, a hash starts again from its keyed
+	// state: a fresh one would hash the key's pads again for every save.
+	index *sync.Pool
 }
 
 // Keyring seals with its first key and opens with any of its keys.
@@ -76,7 +81,7 @@ func NewKeyring(keys []Key) (*Keyring, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seal: key %q: %w", k.ID, err)
 		}
-		kr.keys[i] = entry{id: k.ID, aead: aead, index: index}
+		kr.keys[i] = entry{id: k.ID, aead: aead, index: &sync.Pool{New: func() any { return hmac.New(sha256.New, index) }}}
 		kr.byID[k.ID] = &kr.keys[i]
 	}
 	return kr, nil
@@ -142,7 +147,7 @@ func (kr *Keyring) split(sealed []byte) (*entry, []byte, error) {
 // Index returns the blind index of value under the primary key: the value a
 // record stores so it can be found by that value later.
 func (kr *Keyring) Index(value string) []byte {
-	return index(kr.keys[0].index, value)
+	return kr.keys[0].blindIndex(value)
 }
 
 // Indexes returns the blind index of value under every key, primary first: a
@@ -150,13 +155,16 @@ func (kr *Keyring) Index(value string) []byte {
 func (kr *Keyring) Indexes(value string) [][]byte {
 	out := make([][]byte, len(kr.keys))
 	for i := range kr.keys {
-		out[i] = index(kr.keys[i].index, value)
+		out[i] = kr.keys[i].blindIndex(value)
 	}
 	return out
 }
 
-func index(key []byte, value string) []byte {
-	m := hmac.New(sha256.New, key)
+func (e *entry) blindIndex(value string) []byte {
+	m := e.index.Get().(hash.Hash)
+	m.Reset()
 	m.Write([]byte(value))
-	return m.Sum(nil)
+	sum := m.Sum(nil)
+	e.index.Put(m)
+	return sum
 }

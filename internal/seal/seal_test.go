@@ -2,7 +2,12 @@ package seal_test
 
 import (
 	"bytes"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/pads-dev/pads/internal/seal"
@@ -84,4 +89,38 @@ func TestNewKeyringRejectsBadKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The blind index is stored with every record: it must stay
+// HMAC-SHA256(HKDF-SHA256(secret, "pads email index v1"), value), however
+// the hashes behind it are reused, or records stop being found by email.
+func TestIndexIsTheKeyedHashEveryTime(t *testing.T) {
+	t.Parallel()
+	k := key("e1", 7)
+	kr, err := seal.NewKeyring([]seal.Key{k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexKey, err := hkdf.Key(sha256.New, k.Secret, nil, "pads email index v1", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(v string) []byte {
+		m := hmac.New(sha256.New, indexKey)
+		m.Write([]byte(v))
+		return m.Sum(nil)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				v := fmt.Sprintf("patient-%d-%d@example.com", g, i%7)
+				if got := kr.Index(v); !bytes.Equal(got, want(v)) {
+					t.Errorf("Index(%q) = %x, want %x", v, got, want(v))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
