@@ -8,6 +8,8 @@
 #     request. Needs wrk. With PADS_LOAD_DATABASE=postgres://... pads saves
 #     to that database instead of SQLite. With PADS_PROFILE=FILE (and
 #     PADS_BUILD_TAGS=pprof) one round runs and FILE gets pads' CPU profile.
+#     With PADS_LOAD_MODE=update the saves update 10,000 records (each
+#     one's first save creates it) instead of each creating a record.
 #   loadtest/run.sh e2e [seconds]
 #     End to end, save answered -> signed webhook received: paced at
 #     1,000 saves/s, paced at 4,000 saves/s, then flat out.

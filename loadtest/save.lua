@@ -1,5 +1,6 @@
 -- wrk script: each request saves a sensitive record (about 1 KB of JSON)
--- under a fresh random patientUUID, so every request is a durable insert.
+-- under a fresh random patientUUID, so every request is a durable insert
+-- (or, with PADS_LOAD_MODE=update, an update: see below).
 -- TOKEN comes from the environment.
 local token = os.getenv("TOKEN") or "none"
 wrk.method = "POST"
@@ -23,8 +24,17 @@ local function uuid()
     math.random(0, 0xfff), math.random(0, 0xffffff), math.random(0, 0xffffff))
 end
 
+-- PADS_LOAD_MODE=update: each request saves one of 10,000 fixed records,
+-- so after the first save of each (a create) saves are updates that keep
+-- the record's email, as a client's later saves of a patient do.
+local update = os.getenv("PADS_LOAD_MODE") == "update"
+
+local function pooled()
+  return string.format("00000000-0000-4000-8000-%012d", math.random(1, 10000))
+end
+
 request = function()
-  local id = uuid()
+  local id = update and pooled() or uuid()
   return wrk.format(nil, nil, nil, string.format(template, id, id))
 end
 
