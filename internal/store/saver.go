@@ -269,8 +269,8 @@ func (s *Saver) Open(row Row) (record.Record, error) {
 	if err != nil {
 		return record.Record{}, fmt.Errorf("open record %d: %w", row.ID, err)
 	}
-	var f record.Fields
-	if err := json.Unmarshal(plain, &f); err != nil {
+	f, err := decodeFields(plain)
+	if err != nil {
 		return record.Record{}, fmt.Errorf("decode record %d: %w", row.ID, err)
 	}
 	return record.Record{
