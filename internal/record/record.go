@@ -1,7 +1,6 @@
 package record
 
 import (
-	"maps"
 	"time"
 )
 
@@ -63,18 +62,17 @@ type Record struct {
 	AssessmentCompletedAt time.Time
 }
 
-// Merge returns f with p applied as a JSON merge patch. f is not modified.
-func (f Fields) Merge(p Patch) Fields {
-	out := make(Fields, len(f)+len(p))
-	maps.Copy(out, f)
+// Apply applies p to f as a JSON merge patch: a value overwrites, nil
+// clears, an absent field keeps its value. It changes f in place: a save
+// works on its own copy of the record, decoded for it.
+func (f Fields) Apply(p Patch) {
 	for name, v := range p {
 		if v == nil {
-			delete(out, name)
+			delete(f, name)
 			continue
 		}
-		out[name] = v
+		f[name] = v
 	}
-	return out
 }
 
 // String returns the string value of a field, if it holds one.

@@ -65,7 +65,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 		return SaveResult{}, err
 	}
 	now := s.Now().UTC()
-	rec := record.Record{Fields: record.Fields{}}
+	rec := record.Record{Fields: make(record.Fields, len(req.Patch)+2)}
 	if found {
 		if rec, err = s.Open(row); err != nil {
 			return SaveResult{}, err
@@ -80,7 +80,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 		rec.Key = record.Key{ClientID: req.ClientID, PatientUUID: id, AssessmentType: req.AssessmentType}
 		rec.CreatedAt = now
 	}
-	rec.Fields = rec.Fields.Merge(req.Patch)
+	rec.Fields.Apply(req.Patch)
 	// The key fields are the record's identity, not the caller's to change.
 	rec.Fields[record.FieldPatientUUID] = rec.PatientUUID
 	rec.Fields[record.FieldAssessmentType] = rec.AssessmentType
