@@ -88,10 +88,10 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	rec.UpdatedAt = now
 	triggers := rec.Advance(now)
 
-	prevIndex := row.EmailIndex
+	stored := row
 	row = s.seal(row.ID, rec, emailIndex)
 	if found {
-		err = tx.Update(ctx, &row, !bytes.Equal(prevIndex, row.EmailIndex))
+		err = tx.Update(ctx, &row, EmailMoved(stored, row))
 	} else {
 		err = tx.Insert(ctx, &row)
 	}
@@ -259,9 +259,9 @@ func (s *Saver) Reseal(row Row) (Row, bool, error) {
 	return s.seal(row.ID, rec, s.Keys.Index(NormalizeEmail(email))), true, nil
 }
 
-// EmailMoved reports whether a resealed row's email index differs from the
-// old row's, for Tx.Update.
-func EmailMoved(old, resealed Row) bool { return !bytes.Equal(old.EmailIndex, resealed.EmailIndex) }
+// EmailMoved reports whether a rewritten row's email index differs from the
+// stored row's, for Tx.Update.
+func EmailMoved(stored, rewritten Row) bool { return !bytes.Equal(stored.EmailIndex, rewritten.EmailIndex) }
 
 // Open decrypts a row into its record.
 func (s *Saver) Open(row Row) (record.Record, error) {
