@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,5 +67,57 @@ func TestDatabaseFileHoldsNoValueInClear(t *testing.T) {
 		if bytes.Contains(all, []byte(needle)) {
 			t.Errorf("database files contain %q in clear", needle)
 		}
+	}
+}
+
+// A database from before migration 4 gets the email index without
+// updated_at, and its records are still found by email.
+func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "pads.db")
+	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
+	req := store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", Email: "ada@example.com", FunnelID: "acme-main",
+		Patch: record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "ada@example.com"}}
+	s, err := sqlite.Open(context.Background(), path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := s.Save(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Put the database back as migration 3 left it.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DROP INDEX records_by_email;
+		CREATE INDEX records_by_email ON records (client_id, assessment_type, email_index, updated_at);
+		DELETE FROM schema_migrations WHERE version = 4`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err = sqlite.Open(context.Background(), path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if res, err := s.Save(context.Background(), req); err != nil || res.Created || res.PatientUUID != created.PatientUUID {
+		t.Fatalf("save by email after the upgrade = %+v, %v; want an update of %s", res, err, created.PatientUUID)
+	}
+	db, err = sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var def string
+	if err := db.QueryRow("SELECT sql FROM sqlite_master WHERE name = 'records_by_email'").Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if want := "CREATE INDEX records_by_email ON records (client_id, assessment_type, email_index)"; def != want {
+		t.Fatalf("index after the upgrade: %s, want %s", def, want)
 	}
 }
