@@ -3,8 +3,11 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
@@ -71,5 +74,53 @@ func TestTwoProcessesMakeOneRecordAndLoseNoField(t *testing.T) {
 		if rec.Fields[fmt.Sprintf("f%d", i)] != true {
 			t.Fatalf("field f%d was lost", i)
 		}
+	}
+}
+
+// A database from before migration 3 gets the email index without
+// updated_at, and its records are still found by email.
+func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
+	req := store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", Email: "ada@example.com", FunnelID: "acme-main",
+		Patch: record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "ada@example.com"}}
+	s, err := postgres.Open(ctx, dbURL, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := s.Save(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Put the database back as migration 2 left it.
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DROP INDEX records_by_email;
+		CREATE INDEX records_by_email ON records (client_id, assessment_type, email_index, updated_at);
+		DELETE FROM schema_migrations WHERE version = 3`); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = postgres.Open(ctx, dbURL, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if res, err := s.Save(ctx, req); err != nil || res.Created || res.PatientUUID != created.PatientUUID {
+		t.Fatalf("save by email after the upgrade = %+v, %v; want an update of %s", res, err, created.PatientUUID)
+	}
+	var def string
+	if err := conn.QueryRow(ctx, "SELECT indexdef FROM pg_indexes WHERE indexname = 'records_by_email'").Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(def, "updated_at") {
+		t.Fatalf("index after the upgrade: %s", def)
 	}
 }
