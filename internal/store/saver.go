@@ -65,12 +65,13 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 		return SaveResult{}, err
 	}
 	now := s.Now().UTC()
-	rec := record.Record{Fields: make(record.Fields, len(req.Patch)+2)}
+	var rec record.Record
 	if found {
 		if rec, err = s.Open(row); err != nil {
 			return SaveResult{}, err
 		}
 	} else {
+		rec.Fields = make(record.Fields, len(req.Patch)+2)
 		id := req.PatientUUID
 		if id == "" {
 			// Version 7: time-ordered, so records pads names cluster in the
@@ -91,7 +92,7 @@ func (s *Saver) Save(ctx context.Context, tx Tx, req SaveRequest) (SaveResult, e
 	stored := row
 	row = s.seal(row.ID, rec, emailIndex)
 	if found {
-		err = tx.Update(ctx, &row, EmailMoved(stored, row))
+		err = tx.Update(ctx, &row, emailMoved(stored, row))
 	} else {
 		err = tx.Insert(ctx, &row)
 	}
@@ -244,24 +245,30 @@ func (s *Saver) seal(id int64, rec record.Record, emailIndex []byte) Row {
 	}
 }
 
-// Reseal returns row sealed under the first key, and whether that changed
-// anything. The email index is recomputed under the first key too: see
-// EmailMoved.
-func (s *Saver) Reseal(row Row) (Row, bool, error) {
+// Reseal rewrites row under the first key through tx, if another key
+// sealed it, and returns the row as stored and whether it rewrote it. The
+// email index is recomputed under the first key too.
+func (s *Saver) Reseal(ctx context.Context, tx Tx, row Row) (Row, bool, error) {
 	if s.Keys.KeyID(row.Sealed) == s.Keys.PrimaryID() {
 		return row, false, nil
 	}
 	rec, err := s.Open(row)
 	if err != nil {
-		return row, false, err
+		return row, false, fmt.Errorf("reseal: %w", err)
 	}
 	email, _ := rec.Fields.String(record.FieldEmail)
-	return s.seal(row.ID, rec, s.Keys.Index(NormalizeEmail(email))), true, nil
+	resealed := s.seal(row.ID, rec, s.Keys.Index(NormalizeEmail(email)))
+	if err := tx.Update(ctx, &resealed, emailMoved(row, resealed)); err != nil {
+		return row, false, fmt.Errorf("reseal record %d: %w", row.ID, err)
+	}
+	return resealed, true, nil
 }
 
-// EmailMoved reports whether a rewritten row's email index differs from the
+// emailMoved reports whether a rewritten row's email index differs from the
 // stored row's, for Tx.Update.
-func EmailMoved(stored, rewritten Row) bool { return !bytes.Equal(stored.EmailIndex, rewritten.EmailIndex) }
+func emailMoved(stored, rewritten Row) bool {
+	return !bytes.Equal(stored.EmailIndex, rewritten.EmailIndex)
+}
 
 // Open decrypts a row into its record.
 func (s *Saver) Open(row Row) (record.Record, error) {
@@ -272,6 +279,9 @@ func (s *Saver) Open(row Row) (record.Record, error) {
 	f, err := decodeFields(plain)
 	if err != nil {
 		return record.Record{}, fmt.Errorf("decode record %d: %w", row.ID, err)
+	}
+	if f == nil {
+		f = record.Fields{} // a save applies its patch to it in place
 	}
 	return record.Record{
 		Key:                   row.Key,

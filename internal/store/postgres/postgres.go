@@ -170,15 +170,11 @@ func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
 			}
 			seen = len(page)
 			for _, row := range page {
-				old := row
-				row, changed, err := s.saver.Reseal(row)
+				row, changed, err := s.saver.Reseal(ctx, tx{t}, row)
 				if err != nil {
-					return fmt.Errorf("reseal: %w", err)
+					return err
 				}
 				if changed {
-					if err := (tx{t}).Update(ctx, &row, store.EmailMoved(old, row)); err != nil {
-						return err
-					}
 					count++
 				}
 				byKey[s.cfg.Keys.KeyID(row.Sealed)]++

@@ -217,15 +217,11 @@ func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
 	}
 	pg.seen = len(rows)
 	for _, row := range rows {
-		old := row
-		row, changed, err := s.saver.Reseal(row)
+		row, changed, err := s.saver.Reseal(ctx, t, row)
 		if err != nil {
-			return fmt.Errorf("reseal: %w", err)
+			return err
 		}
 		if changed {
-			if err := t.Update(ctx, &row, store.EmailMoved(old, row)); err != nil {
-				return fmt.Errorf("reseal record %d: %w", row.ID, err)
-			}
 			pg.count++
 		}
 		pg.records[s.cfg.Keys.KeyID(row.Sealed)]++
