@@ -249,7 +249,7 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 		`pads_saves_total{data_type="non-sensitive",result="created"} 1`,
 		`pads_logins_total{audience="storage",outcome="ok"} 1`,
 		`pads_save_batch_size_count 1`,
-		`pads_wal_sync_duration_seconds_count{outcome="ok"} `,
+		`pads_db_commit_duration_seconds_count{outcome="ok"} `,
 		`pads_http_request_duration_seconds_bucket{route="POST /storage/authenticate"`,
 	} {
 		if !strings.Contains(r.raw, want) {

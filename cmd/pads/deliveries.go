@@ -154,11 +154,12 @@ func openForCLI(ctx context.Context, flagValue string, getenv func(string) strin
 	if err != nil {
 		return nil, err
 	}
-	keys, err := loadKeys(cfg, slog.New(slog.NewJSONHandler(stderr, nil)))
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	keys, err := loadKeys(cfg, logger)
 	if err != nil {
 		return nil, err
 	}
-	return openStore(ctx, cfg, keys, nil)
+	return openStore(ctx, cfg, keys, nil, logger)
 }
 
 // parseInterspersed parses flags wherever they stand among the positional

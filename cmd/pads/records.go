@@ -41,7 +41,7 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg, keys, nil)
+	st, err := openStore(ctx, cfg, keys, nil, logger)
 	if err != nil {
 		return err
 	}

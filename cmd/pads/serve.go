@@ -157,7 +157,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	a := &app{logger: logger, metrics: metrics.New()}
 	a.live.Store(cfg)
 	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
-	a.store, err = openStore(ctx, cfg, keys, a.metrics)
+	a.store, err = openStore(ctx, cfg, keys, a.metrics, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -218,14 +218,14 @@ func loadKeys(cfg *config.Config, logger *slog.Logger) (config.Keys, error) {
 
 // openStore opens the config's database with its encryption keys, feeding
 // m if it is not nil.
-func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *metrics.Metrics) (store.Store, error) {
+func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *metrics.Metrics, logger *slog.Logger) (store.Store, error) {
 	keyring, err := seal.NewKeyring(sealKeys(keys.Encryption))
 	if err != nil {
 		return nil, err
 	}
-	sc := store.Config{Keys: keyring}
+	sc := store.Config{Keys: keyring, Logger: logger}
 	if m != nil {
-		sc.ObserveBatch, sc.ObserveSync = m.ObserveSaveBatch, m.ObserveWALSync
+		sc.ObserveBatch, sc.ObserveCommit = m.ObserveSaveBatch, m.ObserveCommit
 	}
 	if path, ok := strings.CutPrefix(cfg.Database, "sqlite://"); ok {
 		return sqlite.Open(ctx, path, sc)

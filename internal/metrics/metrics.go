@@ -23,7 +23,7 @@ type Metrics struct {
 	requests   *prometheus.CounterVec
 	latency    *prometheus.HistogramVec
 	saveBatch  prometheus.Histogram
-	walSync    *prometheus.HistogramVec
+	commit     *prometheus.HistogramVec
 	saves      *prometheus.CounterVec
 	logins     *prometheus.CounterVec
 	configLoad *prometheus.CounterVec
@@ -50,9 +50,9 @@ func New() *Metrics {
 			Help:    "Saves committed by one database transaction (group commit).",
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
 		}),
-		walSync: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "pads_wal_sync_duration_seconds",
-			Help:    "Time of one sync of the SQLite write-ahead log to disk, by outcome (ok, failed).",
+		commit: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pads_db_commit_duration_seconds",
+			Help:    "Time of one group-commit transaction, its sync to disk included, by outcome (ok, failed).",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 		}, []string{"outcome"}),
 		saves: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -77,7 +77,7 @@ func New() *Metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"type"}),
 	}
-	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.walSync, m.saves, m.logins, m.configLoad, m.attempts, m.attemptDur,
+	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.commit, m.saves, m.logins, m.configLoad, m.attempts, m.attemptDur,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -96,13 +96,13 @@ func (m *Metrics) ObserveRequest(route, method string, status int, d time.Durati
 // ObserveSaveBatch records the size of one committed batch.
 func (m *Metrics) ObserveSaveBatch(n int) { m.saveBatch.Observe(float64(n)) }
 
-// ObserveWALSync records one sync of the SQLite WAL.
-func (m *Metrics) ObserveWALSync(d time.Duration, err error) {
+// ObserveCommit records one group-commit transaction.
+func (m *Metrics) ObserveCommit(d time.Duration, ok bool) {
 	outcome := "ok"
-	if err != nil {
+	if !ok {
 		outcome = "failed"
 	}
-	m.walSync.WithLabelValues(outcome).Observe(d.Seconds())
+	m.commit.WithLabelValues(outcome).Observe(d.Seconds())
 }
 
 // ObserveSave counts one saved record.

@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/pads-dev/pads/internal/record"
@@ -104,11 +105,15 @@ type Config struct {
 	Keys *seal.Keyring
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// ObserveBatch, when set, is told the size of each committed batch.
+	// ObserveBatch, when set, is told the saves of each committed batch.
 	ObserveBatch func(saves int)
-	// ObserveSync, when set, is told how long each sync of the store's own
-	// making took (SQLite's WAL sync), failed or not.
-	ObserveSync func(d time.Duration, err error)
+	// ObserveCommit, when set, is told how long each batch's transaction
+	// took, its sync to disk included, and whether it committed: a slow
+	// disk shows there first.
+	ObserveCommit func(d time.Duration, ok bool)
+	// Logger receives what the store's own goroutines report (a recovered
+	// panic); it never receives a record's values.
+	Logger *slog.Logger
 	// MaxBatch bounds the saves of one transaction; 256 when 0.
 	MaxBatch int
 }
@@ -121,8 +126,11 @@ func (c Config) WithDefaults() Config {
 	if c.ObserveBatch == nil {
 		c.ObserveBatch = func(int) {}
 	}
-	if c.ObserveSync == nil {
-		c.ObserveSync = func(time.Duration, error) {}
+	if c.ObserveCommit == nil {
+		c.ObserveCommit = func(time.Duration, bool) {}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = 256

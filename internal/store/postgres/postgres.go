@@ -29,6 +29,7 @@ import (
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/groupcommit"
 )
 
 // batchWorkers is how many transactions of batched work run at once.
@@ -39,7 +40,7 @@ type Store struct {
 	cfg   store.Config
 	saver store.Saver
 	pool  *pgxpool.Pool
-	b     *store.Batcher[pgx.Tx]
+	b     *groupcommit.Batcher[pgx.Tx]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -67,23 +68,23 @@ func Open(ctx context.Context, url string, cfg store.Config) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}, pool: pool}
-	s.b = store.NewBatcher(batchWorkers, cfg.MaxBatch, s.commit)
+	s.b = groupcommit.New(batchWorkers, cfg.MaxBatch, s.commit, cfg.Logger)
 	return s, nil
 }
 
-func (s *Store) commit(batch []*store.Op[pgx.Tx]) {
-	if committed := store.CommitWithRetry(batch, s.try); len(committed) > 0 {
-		if saves := store.CountSaves(committed); saves > 0 {
-			s.cfg.ObserveBatch(saves)
-		}
+func (s *Store) commit(batch []*groupcommit.Op[pgx.Tx]) {
+	start := time.Now()
+	committed := groupcommit.CommitWithRetry(batch, s.try)
+	s.cfg.ObserveCommit(time.Since(start), len(committed) > 0)
+	if saves := groupcommit.CountSaves(committed); saves > 0 {
+		s.cfg.ObserveBatch(saves)
 	}
 }
 
-func asTx(t pgx.Tx) store.Tx { return tx{t} }
-
-// try runs ops in one transaction (see store.CommitWithRetry). A deadlock
-// or serialization failure is the batch's, not an op's: it runs again.
-func (s *Store) try(ops []*store.Op[pgx.Tx]) (int, error) {
+// try runs ops in one transaction (see groupcommit.CommitWithRetry). A
+// deadlock or serialization failure is the batch's, not an op's: it runs
+// again.
+func (s *Store) try(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
 	for attempt := 1; ; attempt++ {
 		failed, err := s.tryOnce(ops)
 		if err != nil && transient(err) && attempt < 8 {
@@ -94,15 +95,15 @@ func (s *Store) try(ops []*store.Op[pgx.Tx]) (int, error) {
 	}
 }
 
-func (s *Store) tryOnce(ops []*store.Op[pgx.Tx]) (int, error) {
+func (s *Store) tryOnce(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
 	ctx := context.Background()
 	t, err := s.pool.Begin(ctx)
 	if err != nil {
 		return -1, fmt.Errorf("begin: %w", err)
 	}
+	defer t.Rollback(ctx) // a no-op once committed
 	for i, o := range ops {
-		if err := o.Run(ctx, t, asTx, &s.saver); err != nil {
-			t.Rollback(ctx)
+		if err := o.Run(ctx, t); err != nil {
 			if transient(err) {
 				return -1, err
 			}
@@ -123,7 +124,16 @@ func transient(err error) bool {
 
 // Save queues req for the next group commit and waits for it.
 func (s *Store) Save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
-	return s.b.Save(ctx, req)
+	var res store.SaveResult
+	err := s.b.Save(ctx, func(ctx context.Context, t pgx.Tx) error {
+		var err error
+		res, err = s.saver.Save(ctx, tx{t}, req)
+		return err
+	})
+	if err == groupcommit.ErrClosed {
+		return store.SaveResult{}, store.ErrClosed
+	}
+	return res, err
 }
 
 // Get returns a client's record.

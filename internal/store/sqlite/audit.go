@@ -23,9 +23,5 @@ func (s *Store) AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, er
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	defer rows.Close()
-	entries, err := store.Collect(rows, store.ScanAudit)
-	if err != nil {
-		return nil, err
-	}
-	return entries, s.w.readDone(ctx)
+	return store.Collect(rows, store.ScanAudit)
 }

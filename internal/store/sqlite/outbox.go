@@ -101,9 +101,7 @@ func (s *Store) RecoverLeases(ctx context.Context) (int, error) {
 }
 
 // NextDue returns the earliest scheduled due time after after: one step
-// down the (state, next_at) index, however long the queue. It does not
-// wait for the last commits' sync (see readDone): it only says when to
-// look again, and claims are write transactions that do wait.
+// down the (state, next_at) index, however long the queue.
 func (s *Store) NextDue(ctx context.Context, after time.Time) (time.Time, bool, error) {
 	var at sql.NullInt64
 	err := s.readDB.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at > ?`, after.UnixNano()).Scan(&at)
@@ -123,11 +121,7 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
 	defer rows.Close()
-	ds, err := store.Collect(rows, store.ScanDeliveryRow)
-	if err != nil {
-		return nil, err
-	}
-	return ds, s.w.readDone(ctx)
+	return store.Collect(rows, store.ScanDeliveryRow)
 }
 
 // Delivery returns one delivery and its attempts.
@@ -145,9 +139,6 @@ func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store
 	}
 	defer rows.Close()
 	attempts, err := store.Collect(rows, store.ScanAttempt)
-	if err == nil {
-		err = s.w.readDone(ctx)
-	}
 	s.saver.OpenAttempts(d, attempts)
 	return d, attempts, err
 }
@@ -180,8 +171,7 @@ func (s *Store) Replay(ctx context.Context, r store.ReplayRequest) (int, error) 
 	return int(n), nil
 }
 
-// OutboxStats counts pending and failed deliveries. Counts only, for the
-// metrics: it does not wait for the last commits' sync (see readDone).
+// OutboxStats counts pending and failed deliveries.
 func (s *Store) OutboxStats(ctx context.Context, now time.Time) (store.OutboxStats, error) {
 	var st store.OutboxStats
 	var oldest sql.NullInt64

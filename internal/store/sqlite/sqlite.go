@@ -1,13 +1,14 @@
-// Package sqlite is the embedded Store: one SQLite file in WAL mode, whose
-// WAL is synced to disk before a save is answered, so an answered save
-// survives a crash or power loss.
+// Package sqlite is the embedded Store: one SQLite file in WAL mode with
+// synchronous=FULL, so every commit syncs the WAL to disk before it is
+// answered or seen by readers, and an answered save survives a crash or
+// power loss. It uses SQLite's own VFS and its own durability rules.
 //
 // SQLite has one writer at a time, so the store has exactly one: a goroutine
 // that owns the write connection and commits saves in batches (group
-// commit), while another syncs the WAL behind it. A save that fails alone
-// does not fail its neighbours (the batch is run again without it), and
-// every caller is answered only after the sync that made its save durable.
-// Reads use a separate pool.
+// commit: one transaction and one sync for every save queued meanwhile). A
+// save that fails alone does not fail its neighbours (the batch is run
+// again without it). Reads use a separate pool; a checkpointer keeps the
+// WAL short.
 package sqlite
 
 import (
@@ -58,9 +59,6 @@ func dsnWith(path string, busy time.Duration, readOnly bool) string {
 type walPolicy struct {
 	every         time.Duration
 	restartFrames int
-	// syncWAL makes the writer's commits durable; (*os.File).Sync when nil.
-	// Tests replace it to watch or fail the sync.
-	syncWAL func(*os.File) error
 }
 
 // defaultWAL checkpoints once a second (four times a second made ~5% fewer
@@ -93,12 +91,8 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	f.Close()
 
-	if err := registerWALVFS(); err != nil {
-		return nil, err
-	}
 	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}}
-	owner, ownerParam := newWALOwner()
-	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)+"&vfs="+walVFS+ownerParam); err != nil {
+	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	s.writeDB.SetMaxOpenConns(1)
@@ -125,7 +119,7 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	s.readDB.SetMaxOpenConns(8)
 	s.readDB.SetMaxIdleConns(8)
-	s.w, err = startWriter(ctx, owner, conn, &s.saver, cfg, wal.syncWAL)
+	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
 	if err != nil {
 		s.readDB.Close()
 		conn.Close()
@@ -142,8 +136,8 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	return s, nil
 }
 
-// checkFullSync makes sure the writer's commits sync the WAL: walVFS
-// relies on it (see there), and a 2xx answer promises it.
+// checkFullSync makes sure the writer's commits sync the WAL: a 2xx
+// answer promises it.
 func checkFullSync(ctx context.Context, conn *sql.Conn) error {
 	var mode int
 	if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil {
@@ -166,9 +160,6 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 		key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
 		return record.Record{}, fmt.Errorf("get record: %w", err)
-	}
-	if err := s.w.readDone(ctx); err != nil {
-		return record.Record{}, err
 	}
 	if !found {
 		return record.Record{}, store.ErrNotFound
@@ -230,12 +221,8 @@ func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
 	return nil
 }
 
-// Ping checks that the database file can be read and that the writer has
-// not stopped on a failed sync.
+// Ping checks that the database file can be read.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.w.broken(); err != nil {
-		return err
-	}
 	var one int
 	return s.readDB.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
