@@ -172,8 +172,8 @@ func TestAcknowledgedSavesSurviveKill9(t *testing.T) {
 	defer st.Close()
 	for id, city := range acked {
 		rec, err := st.Get(context.Background(), record.Key{ClientID: "acme", PatientUUID: id, AssessmentType: "faceScan"})
-		if err != nil || rec.Fields["city"] != city {
-			t.Fatalf("record %s: %v %v, want city %s", id, rec.Fields["city"], err, city)
+		if err != nil || rec.Fields.City == nil || *rec.Fields.City != city {
+			t.Fatalf("record %s: %v %v, want city %s", id, rec.Fields.City, err, city)
 		}
 	}
 }

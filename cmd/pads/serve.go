@@ -25,6 +25,8 @@ import (
 	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
+	"github.com/pads-dev/pads/internal/payload"
+	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
@@ -138,6 +140,8 @@ const deliveryGrace = config.MaxTimeout + 5*time.Second
 type app struct {
 	logger     *slog.Logger
 	live       atomic.Pointer[config.Config]
+	dests      atomic.Pointer[destinationTable] // made from live
+	senders    map[string]deliver.Sender
 	throttle   *auth.Throttle
 	metrics    *metrics.Metrics
 	store      store.Store
@@ -156,26 +160,28 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	}
 	a := &app{logger: logger, metrics: metrics.New()}
 	a.live.Store(cfg)
+	a.dests.Store(newDestinationTable(cfg))
 	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
 	a.store, err = openStore(ctx, cfg, keys, a.metrics, logger)
 	if err != nil {
 		return nil, err
 	}
-	policy := func() config.DestinationPolicy { return a.live.Load().Destinations }
-	senders := map[string]deliver.Sender{
-		"webhook": webhook.NewSender(cfg.ServiceName, version, policy),
-		"sns":     sns.NewSender(policy),
+	a.senders = map[string]deliver.Sender{
+		"webhook": webhook.NewSender(cfg.ServiceName, version),
+		"sns":     sns.NewSender(),
 	}
-	a.dispatcher = deliver.NewDispatcher(a.store, a.live.Load, senders, logger, a.metrics, deliver.Options{Lease: cfg.Limits.DeliveryLease.D()})
+	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { return a.dests.Load().resolve(ref) }
+	a.dispatcher = deliver.NewDispatcher(a.store, resolve, a.senders, logger, a.metrics, deliver.Options{Lease: cfg.Limits.DeliveryLease.D()})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		st, err := a.store.OutboxStats(ctx, time.Now())
 		return st.Pending, st.Failed, st.OldestDue, err
 	})
+	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, Enqueued: a.dispatcher.Notify})
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,
-		Store: a.store, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
+		Store: a.store, Saves: saves, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
 		Notify: a.dispatcher.Notify,
 	})
 	return a, nil
@@ -269,7 +275,14 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
 	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
+	table := newDestinationTable(cfg)
 	a.live.Store(cfg)
+	a.dests.Store(table)
+	for _, s := range a.senders {
+		if r, ok := s.(deliver.Reloader); ok {
+			r.Reload(table.all)
+		}
+	}
 	a.metrics.ObserveConfigReload(true)
 	a.logger.Info("config reloaded", "clients", len(cfg.Clients))
 }

@@ -29,7 +29,7 @@ type Config struct {
 	clients      map[string]*Client
 	admins       map[string]*Admin
 	funnels      map[string]funnelRef
-	destinations map[string]destinationRef
+	destinations map[destinationRef]*Destination
 	lines        map[string]int // value path -> line, for error messages
 }
 
@@ -117,6 +117,11 @@ const DefaultEnvironment = "production"
 
 // Destination is where a client's results are pushed.
 type Destination struct {
+	// ID names the destination within its client; deliveries refer to it
+	// by (client, ID), and resolve it to its current settings at each
+	// attempt. Default: the environment and the destination's place among
+	// the client's destinations of that environment ("production-1").
+	ID          string            `yaml:"id"`
 	Environment string            `yaml:"environment"`
 	Type        string            `yaml:"type"`
 	URL         string            `yaml:"url"`
@@ -129,16 +134,12 @@ type Destination struct {
 	Endpoint    string            `yaml:"endpoint"`
 	// RoleARN, for sns, is a role to assume for publishing.
 	RoleARN string `yaml:"roleArn"`
-
-	key string
 }
 
-// Key identifies the destination across reloads: a hash of its client,
-// environment, type and address. Deliveries refer to their destination by
-// it; a destination whose address changes is a new destination.
-func (d *Destination) Key() string { return d.key }
-
-func destinationKey(clientID string, d *Destination) string {
+// legacyKey is how deliveries made before destinations had ids name their
+// destination: a hash of its client, environment, type and address. Such a
+// delivery still resolves to a destination whose settings hash the same.
+func legacyKey(clientID string, d *Destination) string {
 	h := sha256.Sum256([]byte(strings.Join([]string{clientID, d.Environment, d.Type, d.URL, d.TopicARN}, "\x00")))
 	return d.Type + "-" + hex.EncodeToString(h[:8])
 }
@@ -212,16 +213,14 @@ type funnelRef struct {
 	client *Client
 }
 
-type destinationRef struct {
-	destination *Destination
-	client      *Client
+// Destination returns the client's destination with the id, or nil.
+func (c *Config) Destination(clientID, id string) *Destination {
+	return c.destinations[destinationRef{clientID, id}]
 }
 
-// Destination returns the destination with the key and its client, or nils.
-func (c *Config) Destination(key string) (*Destination, *Client) {
-	r := c.destinations[key]
-	return r.destination, r.client
-}
+// destinationRef names a destination: (client, destination id), or, for a
+// delivery made before destinations had ids, (client, legacy key).
+type destinationRef struct{ client, id string }
 
 // Client returns the client with the id, or nil.
 func (c *Config) Client(id string) *Client { return c.clients[id] }

@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +95,11 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"bad role arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sns:us-east-1:123456789012:t\n        region: us-east-1\n        roleArn: admin\n", "clients[0].destinations[0].roleArn: must be an IAM role ARN"},
 		{"sns key on a webhook", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        region: us-east-1\n", "clients[0].destinations[0]: topicArn, region, endpoint and roleArn belong to sns destinations"},
 		{"unknown type", minimal + "    destinations:\n      - type: email\n", "clients[0].destinations[0].type: must be webhook or sns"},
+		{"bad destination id", minimal + "    destinations:\n      - id: \"a b\"\n        type: webhook\n        url: https://example.com/x\n", "clients[0].destinations[0].id: must be 1 to 128 letters"},
+		{"duplicate destination id", minimal + "    destinations:\n      - {id: hook, type: webhook, url: \"https://example.com/x\"}\n      - {id: hook, type: webhook, url: \"https://example.com/y\"}\n",
+			`clients[0].destinations[1].id: destination "hook" is defined twice for client "acme"`},
+		{"default id taken", minimal + "    destinations:\n      - {type: webhook, url: \"https://example.com/x\"}\n      - {id: production-1, type: webhook, url: \"https://example.com/y\"}\n",
+			`destination "production-1" is defined twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,4 +161,40 @@ func TestLoadKeysGeneratesOnceWithMode0600(t *testing.T) {
 	if err != nil || generated || string(k2.Encryption[0].Secret) != string(k1.Encryption[0].Secret) {
 		t.Fatal("second LoadKeys must read the same keys back")
 	}
+}
+
+func TestDestinationsAreFoundByIDAndByTheKeyOfOldDeliveries(t *testing.T) {
+	t.Parallel()
+	y := minimal + `    destinations:
+      - {id: main-hook, type: webhook, url: "https://example.com/a"}
+      - {type: webhook, url: "https://example.com/b"}
+      - {environment: staging, type: webhook, url: "https://example.com/c"}
+      - {type: webhook, url: "https://example.com/d"}
+`
+	cfg, err := config.Parse([]byte(y), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without an id, the environment and the place among its destinations:
+	// not the URL, so rotating a URL keeps a destination's deliveries.
+	for id, url := range map[string]string{"main-hook": "https://example.com/a", "production-2": "https://example.com/b",
+		"staging-1": "https://example.com/c", "production-3": "https://example.com/d"} {
+		if d := cfg.Destination("acme", id); d == nil || d.URL != url {
+			t.Errorf("Destination(acme, %s) = %+v, want %s", id, d, url)
+		}
+	}
+	if cfg.Destination("other", "main-hook") != nil {
+		t.Error("a destination id is found only within its client")
+	}
+	// Deliveries made before destinations had ids name them by a hash of
+	// client, environment, type and URL ("webhook-" and 16 hex digits).
+	legacy := "webhook-" + legacyHash("acme", "production", "webhook", "https://example.com/a")
+	if d := cfg.Destination("acme", legacy); d == nil || d.ID != "main-hook" {
+		t.Errorf("legacy key %s resolves to %+v", legacy, d)
+	}
+}
+
+func legacyHash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(append(parts, ""), "\x00")))
+	return hex.EncodeToString(h[:8])
 }

@@ -55,9 +55,12 @@ func (c *Config) withDefaults() {
 		for j := range cl.Funnels {
 			setDefault(&cl.Funnels[j].Environment, DefaultEnvironment)
 		}
+		place := map[string]int{} // destinations so far, by environment
 		for j := range cl.Destinations {
 			d := &cl.Destinations[j]
 			setDefault(&d.Environment, DefaultEnvironment)
+			place[d.Environment]++
+			setDefault(&d.ID, fmt.Sprintf("%s-%d", d.Environment, place[d.Environment]))
 			if d.Timeout == 0 {
 				d.Timeout = Duration(DefaultTimeout)
 			}
@@ -117,7 +120,7 @@ func (c *Config) validate() error {
 	}
 	c.clients = make(map[string]*Client, len(c.Clients))
 	c.funnels = map[string]funnelRef{}
-	c.destinations = map[string]destinationRef{}
+	c.destinations = map[destinationRef]*Destination{}
 	for i := range c.Clients {
 		if err := c.validateClient(i); err != nil {
 			return err
@@ -244,11 +247,20 @@ func (c *Config) validateClient(i int) error {
 		if err := c.validateDestination(dp, d); err != nil {
 			return err
 		}
-		d.key = destinationKey(cl.ID, d)
-		if _, dup := c.destinations[d.key]; dup {
-			return c.errAt(dp, "the same destination is given twice")
+		if _, dup := c.destinations[destinationRef{cl.ID, d.ID}]; dup {
+			return c.errAt(dp+".id", "destination %q is defined twice for client %q", d.ID, cl.ID)
 		}
-		c.destinations[d.key] = destinationRef{destination: d, client: cl}
+		c.destinations[destinationRef{cl.ID, d.ID}] = d
+	}
+	// Deliveries made before destinations had ids name them by a hash of
+	// their settings: resolve those to the destination whose settings still
+	// hash the same, without shadowing an id.
+	for j := range cl.Destinations {
+		d := &cl.Destinations[j]
+		ref := destinationRef{cl.ID, legacyKey(cl.ID, d)}
+		if _, taken := c.destinations[ref]; !taken {
+			c.destinations[ref] = d
+		}
 	}
 	return nil
 }
@@ -273,6 +285,9 @@ func (c *Config) apiKeyDigest(p string, k APIKey) ([32]byte, error) {
 }
 
 func (c *Config) validateDestination(p string, d *Destination) error {
+	if !idRE.MatchString(d.ID) {
+		return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+	}
 	if !envRE.MatchString(d.Environment) {
 		return c.errAt(p+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
 	}

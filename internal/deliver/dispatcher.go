@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	mrand "math/rand/v2"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -33,8 +33,8 @@ type Options struct {
 	// (default 1s): saves wake it at once; polling catches deliveries
 	// that other processes enqueue, replay or abandon.
 	Poll time.Duration
-	// Lease is how long a claim holds a delivery (default: the longest
-	// timeout, 30s, plus 30s).
+	// Lease is how long a claim holds a delivery (default 2 minutes: four
+	// times the longest attempt).
 	Lease  time.Duration
 	Now    func() time.Time
 	Jitter func() float64
@@ -51,7 +51,7 @@ func (o Options) withDefaults() Options {
 		o.Poll = time.Second
 	}
 	if o.Lease == 0 {
-		o.Lease = 4 * config.MaxTimeout
+		o.Lease = 2 * time.Minute
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -62,10 +62,14 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Resolver returns the settings in force of the destination a delivery
+// names, or false when the config no longer has it.
+type Resolver func(ref store.DestinationRef) (*Destination, bool)
+
 // Dispatcher claims due deliveries and tries them.
 type Dispatcher struct {
 	outbox   store.Outbox
-	config   func() *config.Config
+	resolve  Resolver
 	senders  map[string]Sender
 	log      *slog.Logger
 	observer Observer
@@ -79,7 +83,7 @@ type Dispatcher struct {
 	cancel  context.CancelFunc
 
 	mu       sync.Mutex
-	dests    map[string]*lane // by destination key
+	dests    map[store.DestinationRef]*lane
 	inflight int
 	queued   int
 	attempts sync.WaitGroup
@@ -87,7 +91,7 @@ type Dispatcher struct {
 	// anything (a refill, the poll, a replay). A claim that must skip full
 	// lines walks the whole due queue, so saves for full lines alone do
 	// not trigger one.
-	hinted  map[string]bool
+	hinted  map[store.DestinationRef]bool
 	anyWork bool
 }
 
@@ -98,14 +102,15 @@ type lane struct {
 	queue []store.Claimed
 }
 
-// NewDispatcher returns a dispatcher over outbox. senders maps a
-// destination type ("webhook", "sns") to its Sender.
-func NewDispatcher(outbox store.Outbox, cfg func() *config.Config, senders map[string]Sender, log *slog.Logger, obs Observer, opts Options) *Dispatcher {
+// NewDispatcher returns a dispatcher over outbox. resolve gives each
+// delivery's destination at each attempt; senders maps a destination type
+// ("webhook", "sns") to its Sender.
+func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sender, log *slog.Logger, obs Observer, opts Options) *Dispatcher {
 	hard, cancel := context.WithCancel(context.Background())
 	return &Dispatcher{
-		outbox: outbox, config: cfg, senders: senders, log: log, observer: obs, opts: opts.withDefaults(),
+		outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts.withDefaults(),
 		owner: processID(), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		hard: hard, cancel: cancel, dests: map[string]*lane{}, hinted: map[string]bool{}, anyWork: true,
+		hard: hard, cancel: cancel, dests: map[store.DestinationRef]*lane{}, hinted: map[store.DestinationRef]bool{}, anyWork: true,
 	}
 }
 
@@ -120,7 +125,7 @@ func processID() string {
 // Notify wakes the dispatcher: deliveries were enqueued for destinations,
 // or, with none named, something else may be due (a replay). It never
 // blocks.
-func (d *Dispatcher) Notify(destinations ...string) {
+func (d *Dispatcher) Notify(destinations ...store.DestinationRef) {
 	d.mu.Lock()
 	if len(destinations) == 0 {
 		d.anyWork = true
@@ -191,9 +196,9 @@ func (d *Dispatcher) run() {
 			timer.Reset(d.opts.Poll)
 			continue
 		}
-		more, saturated := d.claimRound()
+		more, saturated := d.safeClaimRound()
 		for more {
-			more, saturated = d.claimRound()
+			more, saturated = d.safeClaimRound()
 		}
 		if saturated {
 			d.mu.Lock()
@@ -239,6 +244,19 @@ func (d *Dispatcher) sleep() time.Duration {
 	return d.opts.Poll
 }
 
+// safeClaimRound is claimRound, with a panic recovered and logged: the
+// round fails (what it claimed falls due again when its lease ends), and
+// the dispatcher goes on.
+func (d *Dispatcher) safeClaimRound() (more, saturated bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("panic in the delivery dispatcher; the claim round failed", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			more, saturated = false, false
+		}
+	}()
+	return d.claimRound()
+}
+
 // claimRound claims deliveries for the destinations with room in line and
 // starts what their slots allow. It reports whether another round may find
 // more, and whether the line is full (every destination with work is at
@@ -246,7 +264,7 @@ func (d *Dispatcher) sleep() time.Duration {
 func (d *Dispatcher) claimRound() (more, saturated bool) {
 	d.mu.Lock()
 	room := d.opts.Workers*2 - d.inflight - d.queued
-	var skip []string
+	var skip []store.DestinationRef
 	for key, l := range d.dests {
 		if d.full(l) {
 			skip = append(skip, key)
@@ -268,7 +286,7 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	var overflow []int64
 	d.mu.Lock()
 	for _, c := range claimed {
-		l := d.lane(c.Destination)
+		l := d.lane(c.Ref())
 		if d.full(l) {
 			overflow = append(overflow, c.ID) // its line filled up within this claim
 			continue
@@ -278,7 +296,7 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	}
 	roomLeft := false
 	for _, c := range claimed {
-		roomLeft = roomLeft || !d.full(d.lane(c.Destination))
+		roomLeft = roomLeft || !d.full(d.lane(c.Ref()))
 	}
 	d.startLocked()
 	d.mu.Unlock()
@@ -300,7 +318,7 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 // claims skip it and release what they got for it.
 func (d *Dispatcher) full(l *lane) bool { return l.busy+len(l.queue) >= 2*d.opts.PerDestination }
 
-func (d *Dispatcher) lane(key string) *lane {
+func (d *Dispatcher) lane(key store.DestinationRef) *lane {
 	l, ok := d.dests[key]
 	if !ok {
 		l = &lane{}
@@ -311,7 +329,6 @@ func (d *Dispatcher) lane(key string) *lane {
 
 // startLocked starts the waiting deliveries that have a slot. d.mu is held.
 func (d *Dispatcher) startLocked() {
-	cfg := d.config()
 	for key, l := range d.dests {
 		for len(l.queue) > 0 && l.busy < d.opts.PerDestination && d.inflight < d.opts.Workers {
 			c := l.queue[0]
@@ -320,8 +337,8 @@ func (d *Dispatcher) startLocked() {
 			d.queued--
 			d.inflight++
 			d.attempts.Add(1)
-			dest, client := cfg.Destination(c.Destination)
-			go d.attempt(c, dest, client)
+			dest, _ := d.resolve(key)
+			go d.attempt(c, dest)
 		}
 		if l.busy == 0 && len(l.queue) == 0 {
 			delete(d.dests, key)
@@ -330,7 +347,7 @@ func (d *Dispatcher) startLocked() {
 }
 
 // free gives back a slot of destination's line and starts what waits.
-func (d *Dispatcher) free(destination string) {
+func (d *Dispatcher) free(destination store.DestinationRef) {
 	d.mu.Lock()
 	l := d.lane(destination)
 	l.busy--
@@ -355,8 +372,9 @@ func (d *Dispatcher) free(destination string) {
 }
 
 // send makes attempt n of c with its destination's sender. A destination
-// that is gone, or of a type no sender serves, fails for good.
-func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *config.Client, n int, at time.Time) (Result, string) {
+// that is gone, or of a type no sender serves, fails for good (kept for
+// replay once the config has it again).
+func (d *Dispatcher) send(c store.Claimed, dest *Destination, n int, at time.Time) (Result, string) {
 	if dest == nil {
 		return Result{ErrorClass: ClassDestinationRemoved, Permanent: true}, "unknown"
 	}
@@ -364,10 +382,10 @@ func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *con
 	if sender == nil {
 		return Result{ErrorClass: ClassUnknownType, Permanent: true}, dest.Type
 	}
-	ctx, cancel := context.WithTimeout(d.hard, dest.Timeout.D())
+	ctx, cancel := context.WithTimeout(d.hard, dest.Timeout)
 	defer cancel()
-	return sender.Send(ctx, client.ID, dest, Message{
-		ID: c.MessageID, DataType: c.DataType, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
+	return sender.Send(ctx, dest, Message{
+		ID: c.MessageID, DataType: c.DataType, Model: c.Model, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
 		Body: c.Payload, Timestamp: at,
 	}), dest.Type
 }
@@ -377,13 +395,27 @@ func (d *Dispatcher) send(c store.Claimed, dest *config.Destination, client *con
 // answered: recording the attempt waits for a commit, and holding the slot
 // meanwhile would cap a destination at PerDestination deliveries per
 // commit, not per round trip.
-func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *config.Client) {
+func (d *Dispatcher) attempt(c store.Claimed, dest *Destination) {
 	defer d.attempts.Done()
+	freed := false
+	defer func() {
+		// A panic (in a sender, say) fails this attempt only: it is logged,
+		// its slot is given back, and its lease runs out, so the delivery
+		// is tried again.
+		if p := recover(); p != nil {
+			d.log.Error("panic in a delivery attempt; it will be tried again when its lease ends", "delivery_id", c.ID,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if !freed {
+				d.free(c.Ref())
+			}
+		}
+	}()
 	n := c.Attempts + 1
 	start := d.opts.Now()
-	res, destType := d.send(c, dest, client, n, start)
+	res, destType := d.send(c, dest, n, start)
 	end := d.opts.Now()
-	d.free(c.Destination)
+	d.free(c.Ref())
+	freed = true
 	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: c.Series, Number: n, Owner: d.owner,
 		StartedAt: start, Duration: end.Sub(start), StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
 	outcome := "delivered"
@@ -393,7 +425,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *config.Destination, client *
 	case res.Permanent:
 		fin.State, outcome = store.Failed, "failed"
 	default:
-		p := Policy{Attempts: dest.Retry.Attempts, InitialDelay: dest.Retry.InitialDelay.D(), Multiplier: dest.Retry.Multiplier, Jitter: d.opts.Jitter}
+		p := Policy{Attempts: dest.Retry.Attempts, InitialDelay: dest.Retry.InitialDelay, Multiplier: dest.Retry.Multiplier, Jitter: d.opts.Jitter}
 		at, final := p.Next(n, end, res.RetryAfter)
 		fin.State, fin.NextAt, outcome = store.Pending, at, "retry"
 		if final {

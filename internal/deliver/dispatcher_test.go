@@ -11,7 +11,9 @@ import (
 
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/sqlite"
 	"github.com/pads-dev/pads/internal/store/storetest"
@@ -36,7 +38,7 @@ func (o *countingOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]s
 
 type slowSender struct{ sent atomic.Int64 }
 
-func (s *slowSender) Send(ctx context.Context, clientID string, d *config.Destination, m deliver.Message) deliver.Result {
+func (s *slowSender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
 	time.Sleep(time.Millisecond)
 	s.sent.Add(1)
 	return deliver.Result{StatusCode: 200}
@@ -52,14 +54,13 @@ func (noObserver) ObserveAttempt(string, string, time.Duration) {}
 func TestBacklogDrainsWithoutWastedClaims(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, dest := oneWebhook(t)
-	s := openStore(t)
+	resolve, s := oneWebhook(t)
 	const backlog = 400
-	enqueue(t, s, dest, backlog)
+	enqueue(t, s, backlog)
 
 	outbox := &countingOutbox{Outbox: s}
 	sender := &slowSender{}
-	d := deliver.NewDispatcher(outbox, func() *config.Config { return cfg }, map[string]deliver.Sender{"webhook": sender},
+	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender},
 		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: time.Hour})
 	d.Start()
 	deadline := time.Now().Add(30 * time.Second)
@@ -97,14 +98,13 @@ func (o *blockedOutbox) Finish(ctx context.Context, f store.Finished) error {
 func TestSlotFreedBeforeTheAttemptIsRecorded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, dest := oneWebhook(t)
-	s := openStore(t)
+	resolve, s := oneWebhook(t)
 	const deliveries, perDestination = 6, 2
-	enqueue(t, s, dest, deliveries)
+	enqueue(t, s, deliveries)
 
 	outbox := &blockedOutbox{Outbox: s, release: make(chan struct{})}
 	sender := &slowSender{}
-	d := deliver.NewDispatcher(outbox, func() *config.Config { return cfg }, map[string]deliver.Sender{"webhook": sender},
+	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender},
 		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, PerDestination: perDestination})
 	d.Start()
 	deadline := time.Now().Add(20 * time.Second)
@@ -119,7 +119,9 @@ func TestSlotFreedBeforeTheAttemptIsRecorded(t *testing.T) {
 	}
 }
 
-func oneWebhook(t *testing.T) (*config.Config, string) {
+// oneWebhook opens a store whose saves (see enqueue) go to one webhook
+// destination, and returns the resolver of that destination.
+func oneWebhook(t *testing.T) (deliver.Resolver, *harness) {
 	t.Helper()
 	cfg, err := config.Parse([]byte(`
 clients:
@@ -127,32 +129,36 @@ clients:
     apiKeys: [{key: "0123456789abcdef"}]
     funnels: [{id: acme-main}]
     destinations:
-      - type: webhook
+      - id: hook
+        type: webhook
         url: https://hooks.example.com/pads
 `), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, cfg.Client("acme").Destinations[0].Key()
-}
-
-func openStore(t *testing.T) store.Store {
-	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(t, "e1")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s
+	dest := deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook",
+		URL: "https://hooks.example.com/pads", Timeout: time.Second, Retry: deliver.Retry{Attempts: 3, InitialDelay: time.Second, Multiplier: 2}}
+	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { return &dest, ref == dest.Ref }
+	saves := save.New(save.Deps{Store: s, Config: func() *config.Config { return cfg }, Payloads: payload.Encode})
+	return resolve, &harness{Store: s, saves: saves}
 }
 
-// enqueue saves n completed forms, each enqueuing one delivery to dest.
-func enqueue(t *testing.T, s store.Store, dest string, n int) {
+type harness struct {
+	store.Store
+	saves *save.Service
+}
+
+// enqueue saves n completed forms, each enqueuing one delivery.
+func enqueue(t *testing.T, h *harness, n int) {
 	t.Helper()
 	for i := range n {
-		_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", FunnelID: "acme-main",
-			Email: fmt.Sprintf("p%d@example.org", i), Destinations: []string{dest},
-			Patch: record.Patch{"assessmentType": "faceScan", "formCompleted": true}})
+		_, err := h.saves.Save(context.Background(), "acme",
+			storetest.Request("acme", "", fmt.Sprintf("p%d@example.org", i), record.Fields{FormCompleted: new(true)}))
 		if err != nil {
 			t.Fatal(err)
 		}

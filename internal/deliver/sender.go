@@ -4,14 +4,15 @@ import (
 	"context"
 	"time"
 
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/record"
 )
 
 // Message is one attempt's content.
 type Message struct {
-	ID        string // webhook-id, the same on every attempt
-	DataType  record.DataType
+	ID       string // webhook-id, the same on every attempt
+	DataType record.DataType
+	// Model is the version of the scoring model that made the payload.
+	Model     string
 	Attempt   int // 1-based, within the current series
 	Key       record.Key
 	FunnelID  string
@@ -33,7 +34,7 @@ type Result struct {
 
 // Sender delivers to one type of destination.
 type Sender interface {
-	Send(ctx context.Context, clientID string, d *config.Destination, m Message) Result
+	Send(ctx context.Context, d *Destination, m Message) Result
 }
 
 // Error classes common to every sender.

@@ -11,9 +11,9 @@ import (
 	"sync"
 
 	"github.com/pads-dev/pads/internal/auth"
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/intake"
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -26,8 +26,10 @@ type saveBody struct {
 var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // handleSave is POST /patient/savePatientData. It runs the contract's checks
-// in the contract's order and answers with the first that fails; a 2xx
-// means the record is durably committed.
+// in the contract's order and answers with the first that fails: the
+// token, the data type, the body (intake), then the save itself (package
+// save: the funnel's owner, the rules, the commit). A 2xx means the record
+// is durably committed.
 func handleSave(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		clientID, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
@@ -60,23 +62,18 @@ func handleSave(d Deps) http.Handler {
 			writeIntakeError(w, r, err)
 			return
 		}
-		funnel, owner := cfg.Funnel(req.FunnelID)
-		if owner != client {
+		res, err := d.Saves.Save(r.Context(), clientID, req)
+		switch {
+		case errors.Is(err, save.ErrForbidden):
 			writeError(w, r, http.StatusForbidden, "Invalid Client")
 			return
-		}
-		dests := destinationKeys(client, funnel.Environment)
-		res, err := d.Store.Save(r.Context(), store.SaveRequest{
-			ClientID: clientID, AssessmentType: req.AssessmentType, PatientUUID: req.PatientUUID,
-			Email: req.Email, FunnelID: req.FunnelID, Patch: req.Patch, FullSubscription: client.Full(),
-			Destinations: dests,
-		})
-		if err != nil {
+		case errors.Is(err, save.ErrBusy):
+			w.Header().Set("Retry-After", "1")
+			writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
+			return
+		case err != nil:
 			storeFailed(d.Logger, w, r, err)
 			return
-		}
-		if res.Deliveries > 0 && d.Notify != nil {
-			d.Notify(dests...)
 		}
 		d.Metrics.ObserveSave(string(dt), res.Created)
 		out := saveBody{Message: "Patient data updated", PatientUUID: res.PatientUUID, IgnoredFields: req.Ignored}
@@ -86,16 +83,6 @@ func handleSave(d Deps) http.Handler {
 		}
 		writeJSON(w, status, out)
 	})
-}
-
-// destinationKeys are the keys of the client's destinations for one
-// environment: results of a staging funnel never go to production.
-func destinationKeys(c *config.Client, environment string) []string {
-	var keys []string
-	for _, d := range c.DestinationsFor(environment) {
-		keys = append(keys, d.Key())
-	}
-	return keys
 }
 
 // bearer checks the Authorization header and returns the token's client.

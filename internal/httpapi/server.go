@@ -11,6 +11,7 @@ import (
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/metrics"
+	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -22,13 +23,13 @@ type Deps struct {
 	Tokens   *auth.Tokens
 	Throttle *auth.Throttle
 	Store    store.Store
+	Saves    *save.Service
 	Metrics  *metrics.Metrics
 	Now      func() time.Time
 	// ServiceName names the smile authenticate route; fixed at start.
 	ServiceName string
-	// Notify is told the destinations a save enqueued deliveries for, or
-	// nothing after a replay.
-	Notify func(destinations ...string)
+	// Notify wakes the delivery dispatcher after a replay.
+	Notify func(destinations ...store.DestinationRef)
 }
 
 // NewServer returns the whole API as one handler.

@@ -54,8 +54,7 @@ type Request struct {
 	FunnelID       string
 	Email          string
 	PatientUUID    string // "" when the call did not give one
-	// Patch holds every given field by canonical name, the four above
-	// included; nil values clear.
+	// Patch holds every given field, the four above included.
 	Patch record.Patch
 	// Ignored lists the body's keys that name no field, sorted.
 	Ignored []string
@@ -107,7 +106,6 @@ func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) 
 	if missing := missingRequired(&raws); len(missing) > 0 {
 		return nil, &Error{Code: Missing, DataType: dt, Fields: missing}
 	}
-	req.Patch = make(record.Patch, len(Fields))
 	var errs []FieldError
 	for i := range Fields {
 		f := &Fields[i]
@@ -137,8 +135,8 @@ func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) 
 // set coerces raw into the patch; it returns a message for an invalid value.
 func (req *Request) set(f *Field, raw value, today time.Time) string {
 	if raw.kind == 'n' {
-		if f.Name != record.FieldPatientUUID {
-			req.Patch[f.Name] = nil // clears; required fields were checked before
+		if f.Name != "patientUUID" { // a null uuid is "not given": rules 3 and 4
+			req.Patch.Clear(f.slot) // required fields were checked before
 		}
 		return ""
 	}
@@ -146,15 +144,15 @@ func (req *Request) set(f *Field, raw value, today time.Time) string {
 	if msg != "" || skip {
 		return msg
 	}
-	req.Patch[f.Name] = v
+	req.Patch.Values.Set(f.slot, v)
 	switch f.Name {
-	case record.FieldAssessmentType:
+	case "assessmentType":
 		req.AssessmentType = v.(string)
-	case record.FieldFunnelID:
+	case "funnelID":
 		req.FunnelID = v.(string)
-	case record.FieldEmail:
+	case "email":
 		req.Email = v.(string)
-	case record.FieldPatientUUID:
+	case "patientUUID":
 		req.PatientUUID = v.(string)
 	}
 	return ""

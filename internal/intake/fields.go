@@ -37,6 +37,8 @@ type Field struct {
 	Aliases  []string
 	Min, Max float64 // numbers: the plausibility range, inclusive
 	MaxLen   int     // strings: the longest accepted value, in characters
+
+	slot int // the number of the record.Fields field of the same name
 }
 
 // Allows reports whether a call of data type dt may carry the field.
@@ -66,10 +68,10 @@ func flag(name string, scope Scope) Field {
 // ranges are plausibility bounds (what a human body or a face-scan model can
 // produce), not clinical normal ranges; docs/api.md lists them.
 var Fields = []Field{
-	{Name: record.FieldAssessmentType, Kind: KindString, Required: true, MaxLen: 64},
-	{Name: record.FieldFunnelID, Kind: KindString, Required: true, MaxLen: 128},
-	{Name: record.FieldEmail, Kind: KindEmail, Required: true, MaxLen: 254},
-	{Name: record.FieldPatientUUID, Kind: KindUUID, Aliases: []string{"uuid", "patientId"}},
+	{Name: "assessmentType", Kind: KindString, Required: true, MaxLen: 64},
+	{Name: "funnelID", Kind: KindString, Required: true, MaxLen: 128},
+	{Name: "email", Kind: KindEmail, Required: true, MaxLen: 254},
+	{Name: "patientUUID", Kind: KindUUID, Aliases: []string{"uuid", "patientId"}},
 	{Name: "IPAddress", Kind: KindIP, Aliases: []string{"ip", "ipAddr"}},
 
 	str("firstName", NonSensitiveOnly, 100),
@@ -82,8 +84,8 @@ var Fields = []Field{
 	{Name: "dateOfBirth", Kind: KindDate, Scope: NonSensitiveOnly, Aliases: []string{"dob", "birthDate"}},
 	str("city", NonSensitiveOnly, 100),
 	str("state", NonSensitiveOnly, 100),
-	flag(record.FieldFormCompleted, NonSensitiveOnly),
-	flag(record.FieldAssessmentCompleted, Both),
+	flag("formCompleted", NonSensitiveOnly),
+	flag("assessmentCompleted", Both),
 
 	num("heightFt", 0, 9),
 	num("heightIn", 0, 108), // inches on top of heightFt, or a whole height in inches
@@ -119,7 +121,8 @@ var Fields = []Field{
 // maxFields bounds the catalogue, so Decode can keep values in arrays.
 const maxFields = 64
 
-// lookup maps a folded name (see fold) to the index of its field.
+// lookup maps a folded name (see fold) to the index of its field. Making
+// it also ties each field to its record.Fields field.
 var lookup = func() map[string]int {
 	if len(Fields) > maxFields {
 		panic("intake: raise maxFields")
@@ -127,6 +130,11 @@ var lookup = func() map[string]int {
 	m := make(map[string]int)
 	for i := range Fields {
 		f := &Fields[i]
+		slot, ok := record.FieldIndex(f.Name)
+		if !ok {
+			panic("intake: record.Fields has no field " + f.Name)
+		}
+		f.slot = slot
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
 			var buf [maxKeyLen]byte
 			k, _ := fold(n, &buf)

@@ -41,7 +41,9 @@ func TestGoldenVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var in struct{ Cases []goldenCase }
-	if err := json.Unmarshal(raw, &in); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields() // a misspelt field in a case must not pass unnoticed
+	if err := dec.Decode(&in); err != nil {
 		t.Fatal(err)
 	}
 	if len(in.Cases) < 30 {

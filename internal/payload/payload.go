@@ -8,6 +8,7 @@
 package payload
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -90,6 +91,18 @@ type Sensitive struct {
 	AssessmentCompleted *bool `json:"assessmentCompleted"`
 }
 
+// Model is the version of the scoring model whose results the sensitive
+// payload carries; it goes out with every delivery.
+const Model = score.Version
+
+// Encode returns the JSON payload of data type dt for rec, made at the
+// record's last update, and the model that made it. It is what the save
+// service snapshots into each event.
+func Encode(dt record.DataType, rec record.Record) (body []byte, model string, err error) {
+	body, err = json.Marshal(For(dt, rec, rec.UpdatedAt))
+	return body, Model, err
+}
+
 // For builds the payload of data type dt. at is when the payload is made;
 // age is computed at the assessment's completion when the record has one.
 func For(dt record.DataType, rec record.Record, at time.Time) any {
@@ -103,22 +116,22 @@ func For(dt record.DataType, rec record.Record, at time.Time) any {
 func BuildNonSensitive(rec record.Record, at time.Time) NonSensitive {
 	f := rec.Fields
 	return NonSensitive{
-		AssessmentType: str(f, "assessmentType"),
-		FunnelID:       str(f, "funnelID"),
-		UUID:           str(f, "patientUUID"),
-		Email:          str(f, "email"),
-		FirstName:      str(f, "firstName"),
-		LastName:       str(f, "lastName"),
-		PhoneNumber:    str(f, "phoneNumber"),
-		ZipCode:        str(f, "zipCode"),
-		BiologicalSex:  str(f, "biologicalSex"),
+		AssessmentType: f.AssessmentType,
+		FunnelID:       f.FunnelID,
+		UUID:           f.PatientUUID,
+		Email:          f.Email,
+		FirstName:      f.FirstName,
+		LastName:       f.LastName,
+		PhoneNumber:    f.PhoneNumber,
+		ZipCode:        f.ZipCode,
+		BiologicalSex:  f.BiologicalSex,
 		Age:            score.Age(f, assessedAt(rec, at)),
-		DateOfBirth:    str(f, "dateOfBirth"),
-		City:           str(f, "city"),
-		State:          str(f, "state"),
-		IPAddress:      str(f, "IPAddress"),
-		ContactConsent: boolean(f, "contactConsent"),
-		FormCompleted:  boolean(f, "formCompleted"),
+		DateOfBirth:    f.DateOfBirth,
+		City:           f.City,
+		State:          f.State,
+		IPAddress:      f.IPAddress,
+		ContactConsent: f.ContactConsent,
+		FormCompleted:  f.FormCompleted,
 	}
 }
 
@@ -128,18 +141,18 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 	f := rec.Fields
 	r := score.Compute(score.FromRecord(f))
 	return Sensitive{
-		AssessmentType: str(f, "assessmentType"),
-		FunnelID:       str(f, "funnelID"),
-		UUID:           str(f, "patientUUID"),
-		Email:          str(f, "email"),
+		AssessmentType: f.AssessmentType,
+		FunnelID:       f.FunnelID,
+		UUID:           f.PatientUUID,
+		Email:          f.Email,
 
 		HealthCreditScore:       r.HealthCredit,
-		SystolicBloodPressure:   num(f, "systolicBloodPressureMmhg"),
-		DiastolicBloodPressure:  num(f, "diastolicBloodPressureMmhg"),
-		HeartRateBpm:            num(f, "heartRateBpm"),
-		HeartRateVariabilityMs:  num(f, "heartRateVariabilityMs"),
-		BreathingRateBpm:        num(f, "breathingRateBpm"),
-		OxygenSaturationPercent: num(f, "oxygen"),
+		SystolicBloodPressure:   f.SystolicBloodPressureMmhg,
+		DiastolicBloodPressure:  f.DiastolicBloodPressureMmhg,
+		HeartRateBpm:            f.HeartRateBpm,
+		HeartRateVariabilityMs:  f.HeartRateVariabilityMs,
+		BreathingRateBpm:        f.BreathingRateBpm,
+		OxygenSaturationPercent: f.Oxygen,
 		Weight:                  WeightLb(f),
 		Age:                     score.Age(f, assessedAt(rec, at)),
 
@@ -164,14 +177,14 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 		RelaxationCategory:           r.RelaxationCategory,
 
 		StressIndex:  r.StressIndex,
-		Sex:          str(f, "biologicalSex"),
+		Sex:          f.BiologicalSex,
 		Height:       Height(f),
 		SmokerStatus: SmokerStatus(f),
-		Diabetic:     yesNo(f, "diabetic"),
-		Hypertension: yesNo(f, "hypertension"),
-		BPMedication: yesNo(f, "hypertensionMedication"),
+		Diabetic:     yesNo(f.Diabetic),
+		Hypertension: yesNo(f.Hypertension),
+		BPMedication: yesNo(f.HypertensionMedication),
 
-		AssessmentCompleted: boolean(f, "assessmentCompleted"),
+		AssessmentCompleted: f.AssessmentCompleted,
 	}
 }
 
@@ -189,13 +202,14 @@ const LbPerKg = 2.20462
 // WeightLb is the weight in pounds, one decimal: weightLb, else weightKg
 // converted.
 func WeightLb(f record.Fields) *float64 {
-	lb, ok := f.Number("weightLb")
-	if !ok {
-		kg, ok := f.Number("weightKg")
-		if !ok {
-			return nil
-		}
-		lb = kg * LbPerKg
+	var lb float64
+	switch {
+	case f.WeightLb != nil:
+		lb = *f.WeightLb
+	case f.WeightKg != nil:
+		lb = *f.WeightKg * LbPerKg
+	default:
+		return nil
 	}
 	v := math.Round(lb*10+1e-9) / 10
 	return &v
@@ -216,48 +230,23 @@ func Height(f record.Fields) *string {
 // SmokerStatus is smokerRiskStatus when given (it carries more than yes or
 // no, e.g. "former"), else "Smoker" or "Non-smoker" from smoker.
 func SmokerStatus(f record.Fields) *string {
-	if s, ok := f.String("smokerRiskStatus"); ok {
-		return &s
-	}
-	if v, ok := f.Bool("smoker"); ok {
-		s := "Non-smoker"
-		if v {
-			s = "Smoker"
-		}
-		return &s
-	}
-	return nil
-}
-
-func str(f record.Fields, name string) *string {
-	if s, ok := f.String(name); ok {
-		return &s
-	}
-	return nil
-}
-
-func num(f record.Fields, name string) *float64 {
-	if v, ok := f.Number(name); ok {
-		return &v
-	}
-	return nil
-}
-
-func boolean(f record.Fields, name string) *bool {
-	if v, ok := f.Bool(name); ok {
-		return &v
-	}
-	return nil
-}
-
-func yesNo(f record.Fields, name string) *string {
-	v, ok := f.Bool(name)
-	if !ok {
+	switch {
+	case f.SmokerRiskStatus != nil:
+		return f.SmokerRiskStatus
+	case f.Smoker == nil:
 		return nil
+	case *f.Smoker:
+		return new("Smoker")
 	}
-	s := "No"
-	if v {
-		s = "Yes"
+	return new("Non-smoker")
+}
+
+func yesNo(b *bool) *string {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return new("Yes")
 	}
-	return &s
+	return new("No")
 }

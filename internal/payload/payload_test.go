@@ -79,22 +79,26 @@ var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func fullRecord() record.Record {
 	return record.Record{Fields: record.Fields{
-		"assessmentType": "faceScan", "funnelID": "acme-main", "patientUUID": "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f",
-		"email": "ada@example.com", "firstName": "Ada", "lastName": "Lovelace", "phoneNumber": "555-0100", "zipCode": "02134",
-		"biologicalSex": "female", "age": 36.0, "dateOfBirth": "1990-02-28", "city": "Boston", "state": "MA",
-		"IPAddress": "192.0.2.1", "contactConsent": true, "formCompleted": true, "assessmentCompleted": true,
-		"heartRateBpm": 62.0, "systolicBloodPressureMmhg": 118.0, "diastolicBloodPressureMmhg": 76.0, "oxygen": 98.0,
-		"breathingRateBpm": 14.0, "heartRateVariabilityMs": 55.0, "rmssd": 45.0, "weightKg": 60.0, "heightCm": 165.0,
-		"diabetic": false, "hypertension": false, "hypertensionMedication": false, "smoker": false,
+		AssessmentType: new("faceScan"), FunnelID: new("acme-main"), PatientUUID: new("6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"),
+		Email: new("ada@example.com"), FirstName: new("Ada"), LastName: new("Lovelace"), PhoneNumber: new("555-0100"), ZipCode: new("02134"),
+		BiologicalSex: new("female"), Age: new(36.0), DateOfBirth: new("1990-02-28"), City: new("Boston"), State: new("MA"),
+		IPAddress: new("192.0.2.1"), ContactConsent: new(true), FormCompleted: new(true), AssessmentCompleted: new(true),
+		HeartRateBpm: new(62.0), SystolicBloodPressureMmhg: new(118.0), DiastolicBloodPressureMmhg: new(76.0), Oxygen: new(98.0),
+		BreathingRateBpm: new(14.0), HeartRateVariabilityMs: new(55.0), Rmssd: new(45.0), WeightKg: new(60.0), HeightCm: new(165.0),
+		Diabetic: new(false), Hypertension: new(false), HypertensionMedication: new(false), Smoker: new(false),
 	}}
 }
 
 func TestConversions(t *testing.T) {
 	t.Parallel()
 	f := func(kv ...any) record.Fields {
-		out := record.Fields{}
+		var out record.Fields
 		for i := 0; i < len(kv); i += 2 {
-			out[kv[i].(string)] = kv[i+1]
+			n, ok := record.FieldIndex(kv[i].(string))
+			if !ok {
+				t.Fatalf("no field %v", kv[i])
+			}
+			out.Set(n, kv[i+1])
 		}
 		return out
 	}
@@ -151,7 +155,7 @@ func TestConversions(t *testing.T) {
 
 func TestAgeFromBirthDateAtTheAssessment(t *testing.T) {
 	t.Parallel()
-	rec := record.Record{Fields: record.Fields{"dateOfBirth": "1990-02-28"}}
+	rec := record.Record{Fields: record.Fields{DateOfBirth: new("1990-02-28")}}
 	for _, tt := range []struct {
 		at   time.Time
 		want float64
@@ -168,7 +172,7 @@ func TestAgeFromBirthDateAtTheAssessment(t *testing.T) {
 	if got := payload.BuildSensitive(rec, now).Age; got == nil || *got != 30 {
 		t.Errorf("age at the assessment = %v, want 30", got)
 	}
-	rec.Fields["age"] = 41.0 // a given age wins over the birth date
+	rec.Fields.Age = new(41.0) // a given age wins over the birth date
 	if got := payload.BuildNonSensitive(rec, now).Age; got == nil || *got != 41 {
 		t.Errorf("given age = %v, want 41", got)
 	}

@@ -1,8 +1,8 @@
-// Package record is the patient assessment record: its identity, its fields
-// and how a save merges into it.
+// Package record is the patient assessment record: its identity, its typed
+// fields, and the rules of a save (rules.go), as pure functions.
 //
-// A record is identified by (client, patientUUID, assessmentType). Its values
-// are kept by canonical field name (the camelCase names of the product
-// contract), so a save is a JSON merge patch over that map: a value
-// overwrites, nil clears, an absent field keeps what was stored.
+// A record is identified by (client, patientUUID, assessmentType). Its
+// fields are the catalogue of internal/intake, one Go field each (a test
+// keeps the two equal); a save is a JSON merge patch over them: a value
+// overwrites, null clears, an absent field keeps what was stored.
 package record

@@ -1,18 +1,8 @@
 package record
 
 import (
+	"strings"
 	"time"
-)
-
-// Canonical names of the fields the service itself reads. Every other field
-// is carried through by name only.
-const (
-	FieldAssessmentType      = "assessmentType"
-	FieldFunnelID            = "funnelID"
-	FieldEmail               = "email"
-	FieldPatientUUID         = "patientUUID"
-	FieldFormCompleted       = "formCompleted"
-	FieldAssessmentCompleted = "assessmentCompleted"
 )
 
 // DataType names the two kinds of data a client sends and receives.
@@ -41,13 +31,6 @@ type Key struct {
 	AssessmentType string
 }
 
-// Fields holds a record's values by canonical name. A value is a string, a
-// float64 or a bool; dates are strings in YYYY-MM-DD form.
-type Fields map[string]any
-
-// Patch is one save's change to a record: a value overwrites, nil clears.
-type Patch map[string]any
-
 // Record is a stored patient assessment record.
 type Record struct {
 	Key
@@ -62,56 +45,6 @@ type Record struct {
 	AssessmentCompletedAt time.Time
 }
 
-// Apply applies p to f as a JSON merge patch: a value overwrites, nil
-// clears, an absent field keeps its value. It changes f in place: a save
-// works on its own copy of the record, decoded for it.
-func (f Fields) Apply(p Patch) {
-	for name, v := range p {
-		if v == nil {
-			delete(f, name)
-			continue
-		}
-		f[name] = v
-	}
-}
-
-// String returns the string value of a field, if it holds one.
-func (f Fields) String(name string) (string, bool) {
-	s, ok := f[name].(string)
-	return s, ok
-}
-
-// Number returns the numeric value of a field, if it holds one.
-func (f Fields) Number(name string) (float64, bool) {
-	n, ok := f[name].(float64)
-	return n, ok
-}
-
-// Bool returns the boolean value of a field, if it holds one.
-func (f Fields) Bool(name string) (bool, bool) {
-	b, ok := f[name].(bool)
-	return b, ok
-}
-
-// Triggers are the first-time transitions one save caused.
-type Triggers struct {
-	// FormCompleted: formCompleted became true for the first time.
-	FormCompleted bool
-	// AssessmentCompleted: assessmentCompleted became true for the first time.
-	AssessmentCompleted bool
-}
-
-// Advance applies the merged fields to the record's completion times and
-// reports which flags turned true for the first time in this save.
-func (r *Record) Advance(now time.Time) Triggers {
-	var t Triggers
-	if v, _ := r.Fields.Bool(FieldFormCompleted); v && r.FormCompletedAt.IsZero() {
-		r.FormCompletedAt = now
-		t.FormCompleted = true
-	}
-	if v, _ := r.Fields.Bool(FieldAssessmentCompleted); v && r.AssessmentCompletedAt.IsZero() {
-		r.AssessmentCompletedAt = now
-		t.AssessmentCompleted = true
-	}
-	return t
-}
+// NormalizeEmail is the form in which emails are compared: records are found
+// by email case-insensitively (rules 3 and 4).
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }

@@ -28,40 +28,25 @@ type Inputs struct {
 // falls back to riskRestingHeartRate, then to 60000/ibi; BMI to riskBmi,
 // then to weight and height.
 func FromRecord(f record.Fields) Inputs {
-	in := Inputs{
-		Systolic:            num(f, "systolicBloodPressureMmhg"),
-		Diastolic:           num(f, "diastolicBloodPressureMmhg"),
-		HeartRate:           first(num(f, "heartRateBpm"), num(f, "riskRestingHeartRate"), fromIBI(num(f, "ibi"))),
-		SDNN:                num(f, "heartRateVariabilityMs"),
-		RMSSD:               num(f, "rmssd"),
-		BreathingRate:       num(f, "breathingRateBpm"),
-		SpO2:                num(f, "oxygen"),
-		BMI:                 first(num(f, "riskBmi"), bmi(f)),
-		TotalChol:           num(f, "riskTotalCholestrol"),
-		HDL:                 num(f, "riskHdl"),
-		LDL:                 num(f, "riskLdl"),
-		Triglycerides:       num(f, "riskTriglycerdies"),
-		MetSComponents:      num(f, "riskMetSComp"),
-		TenYearCVD:          num(f, "riskTenYrCvd"),
-		Smoker:              flag(f, "smoker"),
-		Diabetic:            flag(f, "diabetic"),
-		IrregularHeartBeats: flag(f, "irregularHeartBeats"),
+	return Inputs{
+		Systolic:            f.SystolicBloodPressureMmhg,
+		Diastolic:           f.DiastolicBloodPressureMmhg,
+		HeartRate:           first(f.HeartRateBpm, f.RiskRestingHeartRate, fromIBI(f.Ibi)),
+		SDNN:                f.HeartRateVariabilityMs,
+		RMSSD:               f.Rmssd,
+		BreathingRate:       f.BreathingRateBpm,
+		SpO2:                f.Oxygen,
+		BMI:                 first(f.RiskBmi, bmi(f)),
+		TotalChol:           f.RiskTotalCholestrol,
+		HDL:                 f.RiskHdl,
+		LDL:                 f.RiskLdl,
+		Triglycerides:       f.RiskTriglycerdies,
+		MetSComponents:      f.RiskMetSComp,
+		TenYearCVD:          f.RiskTenYrCvd,
+		Smoker:              f.Smoker,
+		Diabetic:            f.Diabetic,
+		IrregularHeartBeats: f.IrregularHeartBeats,
 	}
-	return in
-}
-
-func num(f record.Fields, name string) *float64 {
-	if v, ok := f.Number(name); ok {
-		return &v
-	}
-	return nil
-}
-
-func flag(f record.Fields, name string) *bool {
-	if v, ok := f.Bool(name); ok {
-		return &v
-	}
-	return nil
 }
 
 func first(vs ...*float64) *float64 {
@@ -89,12 +74,11 @@ const (
 
 // WeightKg is the record's weight in kilograms, from weightKg or weightLb.
 func WeightKg(f record.Fields) *float64 {
-	if kg, ok := f.Number("weightKg"); ok {
-		return &kg
+	if f.WeightKg != nil {
+		return f.WeightKg
 	}
-	if lb, ok := f.Number("weightLb"); ok {
-		kg := lb * KgPerLb
-		return &kg
+	if f.WeightLb != nil {
+		return new(*f.WeightLb * KgPerLb)
 	}
 	return nil
 }
@@ -102,18 +86,14 @@ func WeightKg(f record.Fields) *float64 {
 // HeightInches is the record's height in inches: heightFt*12 + heightIn,
 // heightIn alone (a whole height in inches), or heightCm / 2.54.
 func HeightInches(f record.Fields) *float64 {
-	ft, hasFt := f.Number("heightFt")
-	in, hasIn := f.Number("heightIn")
-	if hasFt || hasIn {
-		total := ft*12 + in
-		if total > 0 {
+	if f.HeightFt != nil || f.HeightIn != nil {
+		if total := valueOr(f.HeightFt, 0)*12 + valueOr(f.HeightIn, 0); total > 0 {
 			return &total
 		}
 		return nil
 	}
-	if cm, ok := f.Number("heightCm"); ok && cm > 0 {
-		total := cm / CmPerInch
-		return &total
+	if f.HeightCm != nil && *f.HeightCm > 0 {
+		return new(*f.HeightCm / CmPerInch)
 	}
 	return nil
 }
@@ -131,14 +111,13 @@ func bmi(f record.Fields) *float64 {
 // Age is the record's age at time at: age when given, else the completed
 // years since dateOfBirth.
 func Age(f record.Fields, at time.Time) *float64 {
-	if a, ok := f.Number("age"); ok {
-		return &a
+	if f.Age != nil {
+		return f.Age
 	}
-	s, ok := f.String("dateOfBirth")
-	if !ok {
+	if f.DateOfBirth == nil {
 		return nil
 	}
-	dob, err := time.Parse(time.DateOnly, s)
+	dob, err := time.Parse(time.DateOnly, *f.DateOfBirth)
 	if err != nil {
 		return nil
 	}
@@ -152,6 +131,13 @@ func Age(f record.Fields, at time.Time) *float64 {
 	}
 	a := float64(years)
 	return &a
+}
+
+func valueOr(v *float64, otherwise float64) float64 {
+	if v == nil {
+		return otherwise
+	}
+	return *v
 }
 
 // round rounds half up. The tiny nudge makes a value that is x.5 on paper

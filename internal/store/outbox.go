@@ -58,8 +58,9 @@ type Delivery struct {
 	EventID     int64
 	Key         record.Key
 	FunnelID    string
-	Destination string // the destination's key (config.Destination.Key)
+	Destination string // the destination's id, unique within its client
 	DataType    record.DataType
+	Model       string // the scoring model that made the payload
 	State       string
 	Series      int // 1, then one more per replay
 	Attempts    int // attempts in the current series
@@ -67,6 +68,17 @@ type Delivery struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	LastError   string // the error class of the last failed attempt
+}
+
+// Ref names the delivery's destination.
+func (d *Delivery) Ref() DestinationRef {
+	return DestinationRef{ClientID: d.Key.ClientID, ID: d.Destination}
+}
+
+// DestinationRef names a destination: its id is unique within its client.
+type DestinationRef struct {
+	ClientID string
+	ID       string
 }
 
 // Claimed is a leased delivery with its payload.
@@ -82,8 +94,8 @@ type ClaimRequest struct {
 	Now        time.Time
 	LeaseUntil time.Time
 	Limit      int
-	// Skip lists destination keys not to claim for (they are busy).
-	Skip []string
+	// Skip lists destinations not to claim for (they are busy).
+	Skip []DestinationRef
 }
 
 // Attempt is one try of a delivery.

@@ -1,11 +1,13 @@
-// Package store keeps patient records durably, behind one small interface
-// with one implementation per database (store/sqlite, store/postgres).
+// Package store is the seam between pads and its databases: the Store
+// interface, the types that cross it, and (in storetest) the conformance
+// suite every driver passes. The drivers are store/sqlite (embedded, the
+// default) and store/postgres (several processes on one database); what
+// they share lives in store/sqlstore and store/groupcommit.
 //
-// The rules of a save (the four create-or-update rules, merge, encryption,
-// first-time triggers and their outbox events) live once, in Saver; a driver
-// supplies only row access inside its transaction (Tx) and its way of
-// batching many saves into one commit. storetest holds the conformance suite
-// every driver runs.
+// A store keeps records sealed (encrypted) at rest and knows nothing of
+// the rules of a save: internal/save finds a record, applies the rules of
+// internal/record to it, and commits the outcome, which the store writes
+// only if the record is still as it was found (optimistic concurrency).
 package store
 
 import (
@@ -20,10 +22,14 @@ import (
 
 // Errors a Store returns; callers compare with errors.Is.
 var (
-	// ErrNotFound: no record has that key for that client.
-	ErrNotFound = errors.New("store: record not found")
+	// ErrNotFound: no record or delivery has that key or id.
+	ErrNotFound = errors.New("store: not found")
 	// ErrClosed: the store is closed or closing; nothing was written.
 	ErrClosed = errors.New("store: closed")
+	// ErrConflict: a commit found the record changed since it was read
+	// (or created meanwhile); nothing was written. Read it again and
+	// reapply the save.
+	ErrConflict = errors.New("store: the record changed since it was read")
 )
 
 // Store keeps records and the deliveries of their results.
@@ -33,18 +39,25 @@ type Store interface {
 	Auditor
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
-	// Close waits for saves under way, then releases the database.
+	// Close waits for the writes under way, then releases the database.
 	Close() error
 }
 
 // Records keeps patient records.
 type Records interface {
-	// Save creates or updates one record by the contract's rules and, in
-	// the same transaction, records the events its first-time triggers
-	// cause. It returns only after the transaction is durably committed.
-	// Errors: ErrClosed, a context error (nothing was acknowledged), or a
-	// database error.
-	Save(ctx context.Context, req SaveRequest) (SaveResult, error)
+	// Find returns the record a save of l would change: the client's
+	// record with l's key or, when l has no PatientUUID, the client's most
+	// recently updated record of l's assessment type whose email matches
+	// l's case-insensitively. It returns nil when there is none.
+	Find(ctx context.Context, l Lookup) (*Stored, error)
+	// Commit writes a save's outcome in one durable transaction: c.Record,
+	// and each of c.Events with one pending delivery per destination of
+	// c.Destinations. It writes only if c.Lookup still finds what Find
+	// found (c.Previous, unchanged, or still nothing); otherwise it writes
+	// nothing and returns ErrConflict. It returns once the transaction is
+	// on disk. Errors: ErrConflict, ErrClosed, a context error (nothing
+	// was written), or a database error.
+	Commit(ctx context.Context, c Commit) (Committed, error)
 	// Get returns a client's record. Errors: ErrNotFound.
 	Get(ctx context.Context, key record.Key) (record.Record, error)
 	// Reseal rewrites every record not sealed under the keyring's first
@@ -53,42 +66,67 @@ type Records interface {
 	Reseal(ctx context.Context) (ResealReport, error)
 }
 
-// SaveRequest is one validated save of a client.
-type SaveRequest struct {
+// Lookup names the record a save changes.
+type Lookup struct {
 	ClientID       string
 	AssessmentType string
-	// PatientUUID is "" when the call gave none (rules 3 and 4).
+	// PatientUUID is "" for a save that gave none: the record is then
+	// found by Email.
 	PatientUUID string
-	// Email is the call's email; records are found by it case-insensitively.
-	Email    string
-	FunnelID string
-	Patch    record.Patch
-	// FullSubscription: the client receives sensitive results, so the first
-	// assessmentCompleted raises a sensitive event.
-	FullSubscription bool
-	// Destinations are the keys of the destinations of the funnel's
-	// environment: each event raised is enqueued once for each.
+	Email       string
+}
+
+// Stored is a record as Find read it.
+type Stored struct {
+	record.Record
+	// Version counts the writes of the record: Commit checks that it has
+	// not moved since the record was read.
+	Version int64
+	// SealedWith is the id of the encryption key the record is sealed
+	// with: a record sealed with an older key gets its email's blind index
+	// recomputed when it is next written.
+	SealedWith string
+}
+
+// Commit is the outcome of one save, for Store.Commit.
+type Commit struct {
+	Lookup Lookup
+	// Previous is what Find returned for Lookup: the record the save
+	// changes, or nil when the save creates one.
+	Previous *Stored
+	// Record is the record as the save leaves it.
+	Record record.Record
+	// Events are the events the save raised, in order.
+	Events []NewEvent
+	// Destinations are the ids of the destinations each event goes to.
 	Destinations []string
 }
 
-// SaveResult says what a save did.
-type SaveResult struct {
-	PatientUUID string
-	Created     bool
-	Triggers    record.Triggers
-	// Events are the outbox events the save recorded.
+// NewEvent is an event a save raises: a record reached a state whose
+// results must be delivered, with the payload snapshotted at that moment.
+type NewEvent struct {
+	DataType record.DataType
+	// Model is the version of the scoring model that made the payload.
+	Model string
+	// Payload is the JSON body every delivery of the event sends; the store
+	// seals it.
+	Payload []byte
+}
+
+// Committed says what Commit wrote.
+type Committed struct {
 	Events []Event
-	// Deliveries counts the deliveries the save enqueued.
+	// Deliveries counts the deliveries enqueued.
 	Deliveries int
 }
 
-// Event is one outbox entry: a record reached a state whose results must be
-// delivered. It is written in the transaction of the save that caused it.
+// Event is one outbox entry, as stored.
 type Event struct {
 	ID        int64
 	Key       record.Key
 	FunnelID  string
 	DataType  record.DataType
+	Model     string
 	CreatedAt time.Time
 }
 
@@ -102,9 +140,8 @@ type ResealReport struct {
 
 // Config is what every driver needs besides its database address.
 type Config struct {
+	// Keys seal records, payloads and answers at rest; the first seals.
 	Keys *seal.Keyring
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
 	// ObserveBatch, when set, is told the saves of each committed batch.
 	ObserveBatch func(saves int)
 	// ObserveCommit, when set, is told how long each batch's transaction
@@ -120,9 +157,6 @@ type Config struct {
 
 // WithDefaults returns c with its zero values filled in.
 func (c Config) WithDefaults() Config {
-	if c.Now == nil {
-		c.Now = time.Now
-	}
 	if c.ObserveBatch == nil {
 		c.ObserveBatch = func(int) {}
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/deliver/egress"
+	"github.com/pads-dev/pads/internal/store"
 )
 
 // Error classes of an SNS attempt (docs/delivery.md).
@@ -37,22 +37,56 @@ const (
 	ClassOther        = "sns_error"
 )
 
-// Sender publishes to SNS topics. It keeps one SDK client per destination.
+// Sender publishes to SNS topics. It keeps one SDK client per
+// destination, made from the destination's settings and made again when a
+// reload changes them.
 type Sender struct {
-	policy        func() config.DestinationPolicy
 	load          []func(*awsconfig.LoadOptions) error
 	guarded, open aws.HTTPClient
 
 	mu      sync.Mutex
-	clients map[*config.Destination]*awssns.Client
+	clients map[store.DestinationRef]client
 }
+
+// client is a destination's SDK client and the settings it was made from.
+type client struct {
+	settings settings
+	sns      *awssns.Client
+}
+
+// settings are what an SDK client is made from.
+type settings struct {
+	region, endpoint, roleARN string
+	private                   bool
+}
+
+func settingsOf(d *deliver.Destination) settings {
+	return settings{region: d.Region, endpoint: d.Endpoint, roleARN: d.RoleARN, private: d.AllowPrivateNetworks}
+}
+
+var _ deliver.Reloader = (*Sender)(nil)
 
 // NewSender returns a Sender. load adds options to the AWS default
 // configuration chain (tests give static credentials); credentials
 // otherwise come from the environment, shared config or the instance role.
-func NewSender(policy func() config.DestinationPolicy, load ...func(*awsconfig.LoadOptions) error) *Sender {
-	return &Sender{policy: policy, load: load, guarded: awsClient(true), open: awsClient(false),
-		clients: map[*config.Destination]*awssns.Client{}}
+func NewSender(load ...func(*awsconfig.LoadOptions) error) *Sender {
+	return &Sender{load: load, guarded: awsClient(true), open: awsClient(false), clients: map[store.DestinationRef]client{}}
+}
+
+// Reload drops the clients of destinations that are gone or whose
+// settings changed.
+func (s *Sender) Reload(dests []deliver.Destination) {
+	current := map[store.DestinationRef]settings{}
+	for i := range dests {
+		current[dests[i].Ref] = settingsOf(&dests[i])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ref, c := range s.clients {
+		if st, ok := current[ref]; !ok || st != c.settings {
+			delete(s.clients, ref)
+		}
+	}
 }
 
 // awsClient is the SDK's own buildable HTTP client (which honours options
@@ -69,7 +103,7 @@ func awsClient(guarded bool) aws.HTTPClient {
 }
 
 // Send publishes one attempt.
-func (s *Sender) Send(ctx context.Context, clientID string, d *config.Destination, m deliver.Message) deliver.Result {
+func (s *Sender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
 	c, err := s.client(ctx, d)
 	if err != nil {
 		return deliver.Result{ErrorClass: ClassCredentials}
@@ -85,6 +119,7 @@ func (s *Sender) Send(ctx context.Context, clientID string, d *config.Destinatio
 			"funnelID": str(m.FunnelID),
 			"uuid":     str(m.Key.PatientUUID),
 			"eventId":  str(m.ID),
+			"model":    str(m.Model),
 		},
 	}
 	if strings.HasSuffix(d.TopicARN, ".fifo") {
@@ -100,19 +135,18 @@ func (s *Sender) Send(ctx context.Context, clientID string, d *config.Destinatio
 	return deliver.Result{StatusCode: 200, Response: fmt.Appendf(nil, `{"MessageId":%q}`, aws.ToString(out.MessageId))}
 }
 
-// client returns the destination's SDK client, made on first use. Retries
-// are the outbox's, per the destination's policy, so the SDK makes one try.
-func (s *Sender) client(ctx context.Context, d *config.Destination) (*awssns.Client, error) {
+// client returns the destination's SDK client, made on first use and
+// again when its settings changed. Retries are the outbox's, per the
+// destination's policy, so the SDK makes one try.
+func (s *Sender) client(ctx context.Context, d *deliver.Destination) (*awssns.Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.clients[d]; ok {
-		return c, nil
-	}
-	if len(s.clients) >= 10_000 { // destinations replaced by reloads
-		clear(s.clients)
+	st := settingsOf(d)
+	if c, ok := s.clients[d.Ref]; ok && c.settings == st {
+		return c.sns, nil
 	}
 	hc := s.guarded
-	if s.policy().AllowPrivateNetworks {
+	if d.AllowPrivateNetworks {
 		hc = s.open
 	}
 	opts := append([]func(*awsconfig.LoadOptions) error{
@@ -132,7 +166,7 @@ func (s *Sender) client(ctx context.Context, d *config.Destination) (*awssns.Cli
 			o.BaseEndpoint = aws.String(d.Endpoint)
 		}
 	})
-	s.clients[d] = c
+	s.clients[d.Ref] = client{settings: st, sns: c}
 	return c, nil
 }
 

@@ -12,11 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/oauth2"
-
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/deliver/egress"
+	"github.com/pads-dev/pads/internal/store"
 )
 
 // maxResponse is how much of an answer is kept for the attempt log.
@@ -30,49 +28,51 @@ const (
 )
 
 // Sender posts webhooks. One Sender serves every destination; it keeps
-// connections and OAuth2 tokens between attempts.
+// connections, and OAuth2 tokens per destination, between attempts.
 type Sender struct {
 	service   string // "Pads" in X-Pads-Signature
 	userAgent string
-	policy    func() config.DestinationPolicy
 	client    *http.Client // SSRF-guarded
 	open      *http.Client // for allowPrivateNetworks
 	tokens    *tokens
 }
 
+var _ deliver.Reloader = (*Sender)(nil)
+
 // NewSender returns a Sender. serviceName names the X-<ServiceName>-*
-// headers; policy returns the config's destinations policy in force.
-func NewSender(serviceName, version string, policy func() config.DestinationPolicy) *Sender {
-	s := &Sender{
+// headers.
+func NewSender(serviceName, version string) *Sender {
+	return &Sender{
 		service:   strings.ToUpper(serviceName[:1]) + serviceName[1:],
 		userAgent: "pads/" + version,
-		policy:    policy,
 		client:    egress.NewClient(true),
 		open:      egress.NewClient(false),
+		tokens:    &tokens{byDest: map[store.DestinationRef]*tokenSource{}},
 	}
-	s.tokens = &tokens{byDest: map[*config.OAuth2Auth]oauth2.TokenSource{}}
-	return s
 }
 
+// Reload drops the OAuth2 tokens of destinations that are gone or whose
+// token settings changed.
+func (s *Sender) Reload(dests []deliver.Destination) { s.tokens.reload(dests) }
+
 // Send makes one attempt.
-func (s *Sender) Send(ctx context.Context, clientID string, d *config.Destination, m deliver.Message) deliver.Result {
-	pol := s.policy()
+func (s *Sender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
 	hc := s.client
-	if pol.AllowPrivateNetworks {
+	if d.AllowPrivateNetworks {
 		hc = s.open
 	}
 	u, err := url.Parse(d.URL)
 	if err != nil {
 		return deliver.Result{ErrorClass: ClassRequest}
 	}
-	if u.Scheme != "https" && !pol.AllowPlainHTTP {
+	if u.Scheme != "https" && !d.AllowPlainHTTP {
 		return deliver.Result{ErrorClass: ClassScheme}
 	}
 	res, retry := s.post(ctx, hc, d, m)
 	if retry && d.Auth.OAuth2 != nil {
 		// A 401 with a cached token: the token may have been revoked early.
 		// Fetch a fresh one and try once more within this attempt.
-		s.tokens.forget(d.Auth.OAuth2)
+		s.tokens.forget(d.Ref)
 		res, _ = s.post(ctx, hc, d, m)
 	}
 	return res
@@ -80,7 +80,7 @@ func (s *Sender) Send(ctx context.Context, clientID string, d *config.Destinatio
 
 // post sends the request; retry reports a 401 worth one more try with a
 // fresh OAuth2 token.
-func (s *Sender) post(ctx context.Context, hc *http.Client, d *config.Destination, m deliver.Message) (deliver.Result, bool) {
+func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destination, m deliver.Message) (deliver.Result, bool) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(m.Body))
 	if err != nil {
 		return deliver.Result{ErrorClass: ClassRequest}, false
@@ -89,7 +89,7 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *config.Destinatio
 	for k, v := range d.Headers {
 		h.Set(k, v)
 	}
-	if err := s.authorize(req, hc, &d.Auth); err != nil {
+	if err := s.authorize(req, hc, d); err != nil {
 		return deliver.Result{ErrorClass: ClassAuth}, false
 	}
 	ts := strconv.FormatInt(m.Timestamp.Unix(), 10)
@@ -97,13 +97,14 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *config.Destinatio
 	h.Set("User-Agent", s.userAgent)
 	h.Set("webhook-id", m.ID)
 	h.Set("webhook-timestamp", ts)
-	if d.Auth.HMAC != nil {
-		sig := Sign(hmacKeys(d.Auth.HMAC), m.ID, m.Timestamp, m.Body)
+	if len(d.Auth.HMACKeys) > 0 {
+		sig := Sign(d.Auth.HMACKeys, m.ID, m.Timestamp, m.Body)
 		h.Set("webhook-signature", sig)
 		h.Set("X-"+s.service+"-Signature", sig)
 	}
 	h.Set("X-"+s.service+"-Event", string(m.DataType))
 	h.Set("X-"+s.service+"-Attempt", strconv.Itoa(m.Attempt))
+	h.Set("X-"+s.service+"-Model", m.Model)
 
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -127,14 +128,4 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *config.Destinatio
 	}
 	res.RetryAfter = deliver.RetryAfter(resp.StatusCode, resp.Header, time.Now())
 	return res, resp.StatusCode == http.StatusUnauthorized
-}
-
-func hmacKeys(a *config.HMACAuth) [][]byte {
-	keys := make([][]byte, 0, 1+len(a.PreviousSecrets))
-	for _, s := range append([]string{a.Secret}, a.PreviousSecrets...) {
-		if k, err := config.WebhookSecret(s); err == nil {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/deliver/egress"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
+	"github.com/pads-dev/pads/internal/store"
 )
 
 const (
@@ -58,9 +59,13 @@ func TestSignatureVerifiesWithTheStandardWebhooksLibrary(t *testing.T) {
 	}
 }
 
-func send(s *webhook.Sender, url string) deliver.Result {
-	d := &config.Destination{Type: "webhook", URL: url, Timeout: config.Duration(2 * time.Second)}
-	return s.Send(context.Background(), "acme", d, deliver.Message{ID: "msg_1", DataType: "non-sensitive", Attempt: 1, Body: []byte(`{}`), Timestamp: time.Now()})
+// policy is the config's destinations section: what a test relaxes.
+type policy struct{ private, plain bool }
+
+func send(s *webhook.Sender, p policy, url string) deliver.Result {
+	d := &deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook", URL: url, Timeout: 2 * time.Second,
+		AllowPrivateNetworks: p.private, AllowPlainHTTP: p.plain}
+	return s.Send(context.Background(), d, deliver.Message{ID: "msg_1", DataType: "non-sensitive", Attempt: 1, Body: []byte(`{}`), Timestamp: time.Now()})
 }
 
 func TestGuardRefusesLoopbackAtConnectTime(t *testing.T) {
@@ -68,24 +73,20 @@ func TestGuardRefusesLoopbackAtConnectTime(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
-	guarded := webhook.NewSender("pads", "test", func() config.DestinationPolicy { return config.DestinationPolicy{AllowPlainHTTP: true} })
+	s := webhook.NewSender("pads", "test")
 	// "localhost" passes any check of the URL text; the dialer sees 127.0.0.1.
 	for _, u := range []string{srv.URL, "http://localhost:" + srv.URL[len("http://127.0.0.1:"):]} {
-		if res := send(guarded, u); res.ErrorClass != egress.ClassBlocked || res.StatusCode != 0 {
+		if res := send(s, policy{plain: true}, u); res.ErrorClass != egress.ClassBlocked || res.StatusCode != 0 {
 			t.Errorf("%s: %+v, want ssrf_blocked", u, res)
 		}
 	}
 	if hits.Load() != 0 {
 		t.Fatal("a blocked destination was reached")
 	}
-	open := webhook.NewSender("pads", "test", func() config.DestinationPolicy {
-		return config.DestinationPolicy{AllowPlainHTTP: true, AllowPrivateNetworks: true}
-	})
-	if res := send(open, srv.URL); res.ErrorClass != "" || res.StatusCode != 200 {
+	if res := send(s, policy{plain: true, private: true}, srv.URL); res.ErrorClass != "" || res.StatusCode != 200 {
 		t.Fatalf("with allowPrivateNetworks: %+v", res)
 	}
-	strict := webhook.NewSender("pads", "test", func() config.DestinationPolicy { return config.DestinationPolicy{AllowPrivateNetworks: true} })
-	if res := send(strict, srv.URL); res.ErrorClass != webhook.ClassScheme {
+	if res := send(s, policy{private: true}, srv.URL); res.ErrorClass != webhook.ClassScheme {
 		t.Fatalf("http without allowPlainHTTP: %+v", res)
 	}
 }
@@ -98,10 +99,8 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	mux.HandleFunc("/elsewhere", func(w http.ResponseWriter, r *http.Request) { followed.Add(1) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	s := webhook.NewSender("pads", "test", func() config.DestinationPolicy {
-		return config.DestinationPolicy{AllowPlainHTTP: true, AllowPrivateNetworks: true}
-	})
-	if res := send(s, srv.URL+"/hook"); res.ErrorClass != "http_3xx" || res.StatusCode != 302 {
+	s := webhook.NewSender("pads", "test")
+	if res := send(s, policy{plain: true, private: true}, srv.URL+"/hook"); res.ErrorClass != "http_3xx" || res.StatusCode != 302 {
 		t.Fatalf("redirect: %+v", res)
 	}
 	if followed.Load() != 0 {

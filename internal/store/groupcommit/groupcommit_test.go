@@ -70,7 +70,7 @@ func TestEveryAnsweredOpIsCommitted(t *testing.T) {
 	db, b := start(t)
 	var wg sync.WaitGroup
 	for i := range 100 {
-		v := string(rune('A' + i%26)) + string(rune('a'+i/26))
+		v := string(rune('A'+i%26)) + string(rune('a'+i/26))
 		wg.Go(func() {
 			if err := b.Save(context.Background(), write(v)); err != nil {
 				t.Error(err)

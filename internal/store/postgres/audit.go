@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 // Audit appends an entry, durably.
@@ -25,5 +26,5 @@ func (s *Store) AuditLog(ctx context.Context, limit int) ([]store.AuditEntry, er
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	defer rows.Close()
-	return store.Collect(rows, store.ScanAudit)
+	return sqlstore.Collect(rows, sqlstore.ScanAudit)
 }

@@ -10,17 +10,18 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-const deliveryColumns = store.DeliveryColumns
+const deliveryColumns = sqlstore.DeliveryColumns
 
 // The shared queries, with PostgreSQL's placeholders.
 var (
-	listDeliveries = store.Rebind(store.ListDeliveries)
-	getDelivery    = store.Rebind(store.GetDelivery)
-	listAttempts   = store.Rebind(store.ListAttempts)
-	insertAudit    = store.Rebind(store.InsertAudit)
-	listAudit      = store.Rebind(store.ListAudit)
+	listDeliveries = sqlstore.Rebind(sqlstore.ListDeliveries)
+	getDelivery    = sqlstore.Rebind(sqlstore.GetDelivery)
+	listAttempts   = sqlstore.Rebind(sqlstore.ListAttempts)
+	insertAudit    = sqlstore.Rebind(sqlstore.InsertAudit)
+	listAudit      = sqlstore.Rebind(sqlstore.ListAudit)
 )
 
 // Claim leases due deliveries. SKIP LOCKED lets processes claim side by
@@ -29,27 +30,29 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	var out []store.Claimed
 	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
 		out = out[:0]
-		skip := req.Skip
-		if skip == nil {
-			skip = []string{}
+		skipClients, skipIDs := []string{}, []string{}
+		for _, k := range req.Skip {
+			skipClients, skipIDs = append(skipClients, k.ClientID), append(skipIDs, k.ID)
 		}
 		// next_at moves to the lease's end, as in the SQLite store.
 		rows, err := t.Query(ctx, "UPDATE deliveries d SET lease_owner = $1, lease_until = $2, next_at = $2 FROM events e, records r WHERE d.id IN ("+
 			`SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-			AND destination <> ALL($4) ORDER BY next_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)
+			AND NOT EXISTS (SELECT 1 FROM unnest($4::text[], $5::text[]) AS skip (client_id, id)
+				WHERE skip.client_id = deliveries.client_id AND skip.id = deliveries.destination)
+			ORDER BY next_at, id LIMIT $6 FOR UPDATE SKIP LOCKED)
 			AND e.id = d.event_id AND r.id = e.record_id RETURNING `+deliveryColumns+", e.payload",
-			req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), skip, req.Limit)
+			req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), skipClients, skipIDs, req.Limit)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		out, err = store.Collect(rows, store.ScanClaimed)
+		out, err = sqlstore.Collect(rows, sqlstore.ScanClaimed)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	if err := s.saver.OpenPayloads(out); err != nil {
+	if err := s.codec.OpenPayloads(out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -57,17 +60,17 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 
 // Finish records an attempt and the delivery's new state.
 func (s *Store) Finish(ctx context.Context, f store.Finished) error {
-	response := s.saver.SealResponse(f.MessageID, f.Response)
+	response := s.codec.SealResponse(f.MessageID, f.Response)
 	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
 		if _, err := t.Exec(ctx, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
-			store.NullInt(f.StatusCode), store.NullString(f.ErrorClass), response); err != nil {
+			sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), response); err != nil {
 			return err
 		}
 		_, err := t.Exec(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_owner = NULL,
 			lease_until = NULL, updated_at = $4, last_error = $5 WHERE id = $6 AND lease_owner = $7 AND series = $8`,
-			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), store.NullString(f.ErrorClass),
+			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), sqlstore.NullString(f.ErrorClass),
 			f.DeliveryID, f.Owner, f.Series)
 		return err
 	})
@@ -119,12 +122,12 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
 	defer rows.Close()
-	return store.Collect(rows, store.ScanDeliveryRow)
+	return sqlstore.Collect(rows, sqlstore.ScanDeliveryRow)
 }
 
 // Delivery returns one delivery and its attempts.
 func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := store.ScanDelivery(s.pool.QueryRow(ctx, getDelivery, id))
+	d, err := sqlstore.ScanDelivery(s.pool.QueryRow(ctx, getDelivery, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
@@ -136,8 +139,8 @@ func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store
 		return d, nil, fmt.Errorf("get attempts: %w", err)
 	}
 	defer rows.Close()
-	attempts, err := store.Collect(rows, store.ScanAttempt)
-	s.saver.OpenAttempts(d, attempts)
+	attempts, err := sqlstore.Collect(rows, sqlstore.ScanAttempt)
+	s.codec.OpenAttempts(d, attempts)
 	return d, attempts, err
 }
 

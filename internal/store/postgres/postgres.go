@@ -1,15 +1,16 @@
 // Package postgres is the Store for several pads processes sharing one
 // PostgreSQL database (pgx/v5, pgxpool).
 //
-// The rules are the same as the embedded store's (store.Saver runs inside
-// each transaction). What several processes add:
+// It runs the same commits as the embedded store (sqlstore.Commit). What
+// several processes add:
 //
-//   - A save first takes a transaction-scoped advisory lock on the key it
-//     looks a record up by: (client, patientUUID, assessmentType), or
-//     (client, assessmentType, email hash) for an email-only save. Two
-//     processes creating "the same" record therefore run one after the
-//     other, and the second finds the first's row. Batches that deadlock on
-//     those locks are run again whole.
+//   - A commit checks its record's version in its UPDATE's WHERE clause,
+//     and a create inserts with ON CONFLICT DO NOTHING on the record's
+//     key, so a save that raced another process's finds out and is read
+//     again. A save by email first takes a transaction-scoped advisory
+//     lock on (client, assessment type, email index), so two processes
+//     creating a record for one email run one after the other. Batches
+//     that deadlock are run again whole.
 //   - Claims take rows with FOR UPDATE SKIP LOCKED under a lease, so each
 //     delivery is tried by one process at a time; a killed process's leases
 //     run out and another process takes its deliveries over.
@@ -21,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,6 +32,7 @@ import (
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/groupcommit"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 // batchWorkers is how many transactions of batched work run at once.
@@ -37,10 +40,11 @@ const batchWorkers = 4
 
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
-	cfg   store.Config
-	saver store.Saver
-	pool  *pgxpool.Pool
-	b     *groupcommit.Batcher[pgx.Tx]
+	cfg    store.Config
+	codec  sqlstore.Codec
+	pool   *pgxpool.Pool
+	closed atomic.Bool
+	b      *groupcommit.Batcher[pgx.Tx]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -67,7 +71,7 @@ func Open(ctx context.Context, url string, cfg store.Config) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}, pool: pool}
+	s := &Store{cfg: cfg, codec: sqlstore.Codec{Keys: cfg.Keys}, pool: pool}
 	s.b = groupcommit.New(batchWorkers, cfg.MaxBatch, s.commit, cfg.Logger)
 	return s, nil
 }
@@ -122,22 +126,60 @@ func transient(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
-// Save queues req for the next group commit and waits for it.
-func (s *Store) Save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
-	var res store.SaveResult
+// Find reads the record a save of l would change.
+func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error) {
+	if s.closed.Load() {
+		return nil, store.ErrClosed
+	}
+	var row pgx.Row
+	if l.PatientUUID != "" {
+		row = s.pool.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3",
+			l.ClientID, l.PatientUUID, l.AssessmentType)
+	} else {
+		row = s.pool.QueryRow(ctx, selectRow+` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
+			ORDER BY updated_at DESC, id DESC LIMIT 1`, l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))
+	}
+	r, found, err := scanRow(row)
+	if err != nil {
+		return nil, fmt.Errorf("find record: %w", err)
+	}
+	if !found {
+		return nil, nil
+	}
+	return s.codec.Stored(r)
+}
+
+// Commit queues c for the next group commit and waits for it. A conflict
+// is the save's answer, not a failure of the batch: Commit wrote nothing
+// when it found one.
+func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, error) {
+	var out store.Committed
+	var conflict bool
 	err := s.b.Save(ctx, func(ctx context.Context, t pgx.Tx) error {
 		var err error
-		res, err = s.saver.Save(ctx, tx{t}, req)
+		out, err = sqlstore.Commit(ctx, tx{t}, s.codec, c)
+		conflict = errors.Is(err, store.ErrConflict)
+		if conflict {
+			return nil
+		}
 		return err
 	})
-	if err == groupcommit.ErrClosed {
-		return store.SaveResult{}, store.ErrClosed
+	switch {
+	case errors.Is(err, groupcommit.ErrClosed):
+		return store.Committed{}, store.ErrClosed
+	case err != nil:
+		return store.Committed{}, err
+	case conflict:
+		return store.Committed{}, store.ErrConflict
 	}
-	return res, err
+	return out, nil
 }
 
 // Get returns a client's record.
 func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) {
+	if s.closed.Load() {
+		return record.Record{}, store.ErrClosed
+	}
 	row, found, err := scanRow(s.pool.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3",
 		key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
@@ -146,7 +188,7 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	if !found {
 		return record.Record{}, store.ErrNotFound
 	}
-	return s.saver.Open(row)
+	return s.codec.OpenRecord(row)
 }
 
 // resealPage is how many records Reseal rewrites per transaction.
@@ -165,7 +207,7 @@ func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
 			if err != nil {
 				return err
 			}
-			var page []store.Row
+			var page []sqlstore.Row
 			for rows.Next() {
 				r, _, err := scanRow(rows)
 				if err != nil {
@@ -180,7 +222,7 @@ func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
 			}
 			seen = len(page)
 			for _, row := range page {
-				row, changed, err := s.saver.Reseal(ctx, tx{t}, row)
+				row, changed, err := sqlstore.Reseal(ctx, tx{t}, s.codec, row)
 				if err != nil {
 					return err
 				}
@@ -211,6 +253,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
 // Close commits the queued work and closes the pool.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	s.b.Stop()
 	s.pool.Close()
 	return nil

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
 	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
@@ -37,42 +37,43 @@ func TestTwoProcessesMakeOneRecordAndLoseNoField(t *testing.T) {
 	t.Parallel()
 	keys := storetest.Keyring(t, "e1")
 	var stores [2]store.Store
+	var saves [2]*save.Service
 	for i := range stores {
 		s, err := postgres.Open(context.Background(), dbURL, store.Config{Keys: keys})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		stores[i] = s
+		stores[i], saves[i] = s, storetest.Saves(t, s)
 	}
-	const n = 60
-	ids := make([]string, n)
+	fields := storetest.PlainFields()
+	ids := make([]string, len(fields))
 	var wg sync.WaitGroup
-	for i := range n {
+	for n, i := range fields {
 		wg.Go(func() {
-			field := fmt.Sprintf("f%d", i)
-			res, err := stores[i%2].Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
-				Email: "Same@Example.com", FunnelID: "acme-main",
-				Patch: record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "same@example.com", field: true}})
+			var f record.Fields
+			storetest.SetField(&f, i)
+			email := []string{"Same@Example.com", "same@example.com"}[n%2]
+			res, err := saves[n%2].Save(context.Background(), "acme", storetest.Request("acme", "", email, f))
 			if err != nil {
 				t.Error(err)
 			}
-			ids[i] = res.PatientUUID
+			ids[n] = res.PatientUUID
 		})
 	}
 	wg.Wait()
-	for i := range ids {
-		if ids[i] != ids[0] {
-			t.Fatalf("two processes made two records: %s and %s", ids[0], ids[i])
+	for n := range ids {
+		if ids[n] != ids[0] {
+			t.Fatalf("two processes made two records: %s and %s", ids[0], ids[n])
 		}
 	}
 	rec, err := stores[0].Get(context.Background(), record.Key{ClientID: "acme", PatientUUID: ids[0], AssessmentType: "faceScan"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range n {
-		if rec.Fields[fmt.Sprintf("f%d", i)] != true {
-			t.Fatalf("field f%d was lost", i)
+	for _, i := range fields {
+		if _, ok := rec.Fields.Get(i); !ok {
+			t.Fatalf("field %s was lost", record.FieldName(i))
 		}
 	}
 }
@@ -84,13 +85,12 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
-	req := store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", Email: "ada@example.com", FunnelID: "acme-main",
-		Patch: record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "ada@example.com"}}
+	req := storetest.Request("acme", "", "ada@example.com", record.Fields{})
 	s, err := postgres.Open(ctx, dbURL, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := s.Save(ctx, req)
+	created, err := storetest.Saves(t, s).Save(ctx, "acme", req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if res, err := s.Save(ctx, req); err != nil || res.Created || res.PatientUUID != created.PatientUUID {
+	if res, err := storetest.Saves(t, s).Save(ctx, "acme", req); err != nil || res.Created || res.PatientUUID != created.PatientUUID {
 		t.Fatalf("save by email after the upgrade = %+v, %v; want an update of %s", res, err, created.PatientUUID)
 	}
 	var def string

@@ -3,81 +3,89 @@ package postgres
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-const selectRow = "SELECT " + store.RowColumns + " FROM records"
+const selectRow = "SELECT " + sqlstore.RowColumns + " FROM records"
 
-func scanRow(sc pgx.Row) (store.Row, bool, error) { return store.ScanRow(sc, pgx.ErrNoRows) }
+func scanRow(sc pgx.Row) (sqlstore.Row, bool, error) { return sqlstore.ScanRow(sc, pgx.ErrNoRows) }
 
-// tx is store.Tx over one pgx transaction. pgx prepares and caches each
+// tx is sqlstore.Tx over one pgx transaction. pgx prepares and caches each
 // statement per connection.
 type tx struct{ pgx.Tx }
 
-// lockedRow takes the transaction-scoped advisory lock named by lockKey,
-// then reads one row with query. Both go in one round trip (a pgx
-// pipeline); the server runs them in order, and in READ COMMITTED the
-// query's snapshot is taken after the lock is held, so it sees what the
-// lock's previous holder committed.
-func (t tx) lockedRow(ctx context.Context, lockKey []string, query string, args ...any) (store.Row, bool, error) {
-	key := ""
-	for _, p := range lockKey {
-		key += p + "\x1f" // never in an id, a UUID or validated text
-	}
+// ByEmail first takes a transaction-scoped advisory lock on (client,
+// assessment type, email index), then finds the newest record with the
+// email. Both go in one round trip (a pgx pipeline); the server runs them
+// in order, and in READ COMMITTED the query's snapshot is taken after the
+// lock is held, so it sees what the lock's previous holder committed. Two
+// processes creating a record for one email therefore run one after the
+// other, and the second finds the first's record (and gets a conflict).
+func (t tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (record.Key, int64, bool, error) {
 	b := &pgx.Batch{}
-	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", key)
-	b.Queue(query, args...)
+	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+		"email\x1f"+clientID+"\x1f"+assessmentType+"\x1f"+hex.EncodeToString(indexes[0]))
+	b.Queue(`SELECT patient_uuid, version FROM records WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
+		ORDER BY updated_at DESC, id DESC LIMIT 1`, clientID, assessmentType, indexes)
 	br := t.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return store.Row{}, false, err
+		return record.Key{}, 0, false, err
 	}
-	return scanRow(br.QueryRow())
+	k := record.Key{ClientID: clientID, AssessmentType: assessmentType}
+	var version int64
+	err := br.QueryRow().Scan(&k.PatientUUID, &version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return record.Key{}, 0, false, nil
+	}
+	return k, version, err == nil, err
 }
 
-func (t tx) ByKey(ctx context.Context, k record.Key) (store.Row, bool, error) {
-	return t.lockedRow(ctx, []string{"key", k.ClientID, k.PatientUUID, k.AssessmentType},
-		selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3 FOR UPDATE",
-		k.ClientID, k.PatientUUID, k.AssessmentType)
+// returnedID reads the id a RETURNING clause gave, 0 for no row.
+func returnedID(r pgx.Row) (int64, error) {
+	var id int64
+	if err := r.Scan(&id); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, err
+	}
+	return id, nil
 }
 
-func (t tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (store.Row, bool, error) {
-	return t.lockedRow(ctx, []string{"email", clientID, assessmentType, hex.EncodeToString(indexes[0])},
-		selectRow+` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
-		ORDER BY updated_at DESC, id DESC LIMIT 1 FOR UPDATE`, clientID, assessmentType, indexes)
-}
-
-func (t tx) Insert(ctx context.Context, r *store.Row) error {
-	return t.QueryRow(ctx, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
-		created_at, updated_at, form_completed_at, assessment_completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+// Insert writes nothing when the key exists (ON CONFLICT DO NOTHING): a
+// unique violation would abort the whole batch's transaction.
+func (t tx) Insert(ctx context.Context, r *sqlstore.Row) (int64, error) {
+	return returnedID(t.QueryRow(ctx, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
+		created_at, updated_at, form_completed_at, assessment_completed_at) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10)
+		ON CONFLICT (client_id, patient_uuid, assessment_type) DO NOTHING RETURNING id`,
 		r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)).Scan(&r.ID)
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)))
 }
 
-func (t tx) Update(ctx context.Context, r *store.Row, emailChanged bool) error {
-	form, assessment := store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)
-	var err error
-	if emailChanged {
-		_, err = t.Exec(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, updated_at = $4,
-			form_completed_at = $5, assessment_completed_at = $6 WHERE id = $7`,
-			r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
-	} else {
-		// No indexed column changes: PostgreSQL can update the row in place
-		// (a heap-only tuple) without touching an index.
-		_, err = t.Exec(ctx, `UPDATE records SET funnel_id = $1, sealed = $2, updated_at = $3,
-			form_completed_at = $4, assessment_completed_at = $5 WHERE id = $6`,
-			r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
+func (t tx) Update(ctx context.Context, r *sqlstore.Row, version int64, reindex bool) (int64, error) {
+	form, assessment := sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)
+	k := r.Key
+	if reindex {
+		return returnedID(t.QueryRow(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, version = version + 1,
+			updated_at = $4, form_completed_at = $5, assessment_completed_at = $6
+			WHERE client_id = $7 AND patient_uuid = $8 AND assessment_type = $9 AND version = $10 RETURNING id`,
+			r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
 	}
-	return err
+	// No indexed column changes: PostgreSQL can update the row in place (a
+	// heap-only tuple) without touching an index.
+	return returnedID(t.QueryRow(ctx, `UPDATE records SET funnel_id = $1, sealed = $2, version = version + 1, updated_at = $3,
+		form_completed_at = $4, assessment_completed_at = $5
+		WHERE client_id = $6 AND patient_uuid = $7 AND assessment_type = $8 AND version = $9 RETURNING id`,
+		r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
 }
 
 func (t tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
-	return t.QueryRow(ctx, "INSERT INTO events (record_id, funnel_id, data_type, created_at, payload) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-		recordID, e.FunnelID, string(e.DataType), e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
+	return t.QueryRow(ctx, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+		recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
 }
 
 func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {

@@ -26,17 +26,14 @@ func BenchmarkSaveParallel(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	patch := record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "a@example.com",
-		"heartRateBpm": 72.0, "systolicBloodPressureMmhg": 118.0, "diastolicBloodPressureMmhg": 76.0, "oxygen": 98.0,
-		"riskBmi": 24.7, "smokerRiskStatus": "never", "rmssd": 42.5, "ibi": 830.0, "diabetic": false}
+	saves := storetest.Saves(b, s)
 	b.SetParallelism(32) // 64 callers on 2 cores
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			id := uuid.NewString()
-			_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
-				PatientUUID: id, Email: id + "@example.com", FunnelID: "acme-main", Patch: patch, FullSubscription: true})
+			_, err := saves.Save(context.Background(), "acme", storetest.Request("acme", id, id+"@example.com", measurements()))
 			if err != nil {
 				b.Error(err)
 				return
@@ -55,17 +52,14 @@ func BenchmarkUpdateParallel(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	patch := record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main",
-		"heartRateBpm": 72.0, "systolicBloodPressureMmhg": 118.0, "diastolicBloodPressureMmhg": 76.0, "oxygen": 98.0,
-		"riskBmi": 24.7, "smokerRiskStatus": "never", "rmssd": 42.5, "ibi": 830.0, "diabetic": false}
+	saves := storetest.Saves(b, s)
 	ids := make([]string, 20000)
 	for i := range ids {
 		ids[i] = uuid.NewString()
 	}
 	var next atomic.Int64
 	save := func(id string) error {
-		_, err := s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
-			PatientUUID: id, Email: id + "@example.com", FunnelID: "acme-main", Patch: patch, FullSubscription: true})
+		_, err := saves.Save(context.Background(), "acme", storetest.Request("acme", id, id+"@example.com", measurements()))
 		return err
 	}
 	var wg sync.WaitGroup
@@ -91,4 +85,10 @@ func BenchmarkUpdateParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// measurements are a sensitive save's usual fields.
+func measurements() record.Fields {
+	return record.Fields{HeartRateBpm: new(72.0), SystolicBloodPressureMmhg: new(118.0), DiastolicBloodPressureMmhg: new(76.0),
+		Oxygen: new(98.0), RiskBmi: new(24.7), SmokerRiskStatus: new("never"), Rmssd: new(42.5), Ibi: new(830.0), Diabetic: new(false)}
 }

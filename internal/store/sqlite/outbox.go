@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 const (
-	deliveryColumns = store.DeliveryColumns
-	deliveryFrom    = store.DeliveryFrom
+	deliveryColumns = sqlstore.DeliveryColumns
+	deliveryFrom    = sqlstore.DeliveryFrom
 )
 
 // Claim leases due deliveries on the writer, so claims batch with saves.
@@ -27,9 +28,9 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 			SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`
 		args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
 		if len(req.Skip) > 0 {
-			q += " AND destination NOT IN (?" + strings.Repeat(", ?", len(req.Skip)-1) + ")"
+			q += " AND (client_id, destination) NOT IN (VALUES (?, ?)" + strings.Repeat(", (?, ?)", len(req.Skip)-1) + ")"
 			for _, k := range req.Skip {
-				args = append(args, k)
+				args = append(args, k.ClientID, k.ID)
 			}
 		}
 		q += " ORDER BY next_at, id LIMIT ?) RETURNING id"
@@ -44,13 +45,13 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 			return err
 		}
 		defer rows.Close()
-		out, err = store.Collect(rows, store.ScanClaimed)
+		out, err = sqlstore.Collect(rows, sqlstore.ScanClaimed)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	if err := s.saver.OpenPayloads(out); err != nil {
+	if err := s.codec.OpenPayloads(out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -58,14 +59,14 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 
 // Finish records an attempt and the delivery's new state.
 func (s *Store) Finish(ctx context.Context, f store.Finished) error {
-	response := s.saver.SealResponse(f.MessageID, f.Response) // off the writer
+	response := s.codec.SealResponse(f.MessageID, f.Response) // off the writer
 	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
 		if _, err := t.attempt.ExecContext(ctx, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
-			store.NullInt(f.StatusCode), store.NullString(f.ErrorClass), response); err != nil {
+			sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), response); err != nil {
 			return err
 		}
 		_, err := t.finish.ExecContext(ctx, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(),
-			store.NullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
+			sqlstore.NullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
 		return err
 	})
 	if err != nil {
@@ -116,30 +117,30 @@ func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := s.readDB.QueryContext(ctx, store.ListDeliveries, f.State, f.State, f.ClientID, f.ClientID, f.Limit)
+	rows, err := s.readDB.QueryContext(ctx, sqlstore.ListDeliveries, f.State, f.State, f.ClientID, f.ClientID, f.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
 	defer rows.Close()
-	return store.Collect(rows, store.ScanDeliveryRow)
+	return sqlstore.Collect(rows, sqlstore.ScanDeliveryRow)
 }
 
 // Delivery returns one delivery and its attempts.
 func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := store.ScanDelivery(s.readDB.QueryRowContext(ctx, store.GetDelivery, id))
+	d, err := sqlstore.ScanDelivery(s.readDB.QueryRowContext(ctx, sqlstore.GetDelivery, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
 	if err != nil {
 		return d, nil, fmt.Errorf("get delivery: %w", err)
 	}
-	rows, err := s.readDB.QueryContext(ctx, store.ListAttempts, id)
+	rows, err := s.readDB.QueryContext(ctx, sqlstore.ListAttempts, id)
 	if err != nil {
 		return d, nil, fmt.Errorf("get attempts: %w", err)
 	}
 	defer rows.Close()
-	attempts, err := store.Collect(rows, store.ScanAttempt)
-	s.saver.OpenAttempts(d, attempts)
+	attempts, err := sqlstore.Collect(rows, sqlstore.ScanAttempt)
+	s.codec.OpenAttempts(d, attempts)
 	return d, attempts, err
 }
 

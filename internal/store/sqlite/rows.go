@@ -3,21 +3,40 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-const selectRow = "SELECT " + store.RowColumns + " FROM records"
+const selectRow = "SELECT " + sqlstore.RowColumns + " FROM records"
 
-func scanRow(sc store.Scanner) (store.Row, bool, error) { return store.ScanRow(sc, sql.ErrNoRows) }
+func scanRow(sc sqlstore.Scanner) (sqlstore.Row, bool, error) {
+	return sqlstore.ScanRow(sc, sql.ErrNoRows)
+}
 
-// tx is store.Tx over the writer's connection while a batch is open. Its
-// statements are prepared once for the writer's lifetime.
+// byEmailQuery finds the newest record of a client and assessment type
+// with one of n email indexes; columns are what it selects.
+func byEmailQuery(columns string, n int) string {
+	return "SELECT " + columns + " FROM records WHERE client_id = ? AND assessment_type = ? AND email_index IN (?" +
+		strings.Repeat(", ?", n-1) + ") ORDER BY updated_at DESC, id DESC LIMIT 1"
+}
+
+func emailArgs(clientID, assessmentType string, indexes [][]byte) []any {
+	args := make([]any, 0, 2+len(indexes))
+	args = append(args, clientID, assessmentType)
+	for _, ix := range indexes {
+		args = append(args, ix)
+	}
+	return args
+}
+
+// tx is sqlstore.Tx over the writer's connection while a batch is open.
+// Its statements are prepared once for the writer's lifetime.
 type tx struct {
 	conn     *sql.Conn
-	byKey    *sql.Stmt
 	insert   *sql.Stmt
 	update   *sql.Stmt // every column
 	rewrite  *sql.Stmt // every column but email_index
@@ -35,16 +54,18 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{&t.byKey, selectRow + " WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?"},
-		{&t.insert, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed,
-			created_at, updated_at, form_completed_at, assessment_completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, updated_at = ?,
-			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
+		{&t.insert, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
+			created_at, updated_at, form_completed_at, assessment_completed_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
+			ON CONFLICT (client_id, patient_uuid, assessment_type) DO NOTHING RETURNING id`},
+		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, version = version + 1, updated_at = ?,
+			form_completed_at = ?, assessment_completed_at = ?
+			WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ? AND version = ? RETURNING id`},
 		// SQLite rewrites the entries of every index on a column the SET
 		// names, changed or not.
-		{&t.rewrite, `UPDATE records SET funnel_id = ?, sealed = ?, updated_at = ?,
-			form_completed_at = ?, assessment_completed_at = ? WHERE id = ?`},
-		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, created_at, payload) VALUES (?, ?, ?, ?, ?)"},
+		{&t.rewrite, `UPDATE records SET funnel_id = ?, sealed = ?, version = version + 1, updated_at = ?,
+			form_completed_at = ?, assessment_completed_at = ?
+			WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ? AND version = ? RETURNING id`},
+		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES (?, ?, ?, ?, ?, ?)"},
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&t.finish, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
@@ -59,52 +80,52 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 	return t, nil
 }
 
-func (t *tx) ByKey(ctx context.Context, k record.Key) (store.Row, bool, error) {
-	return scanRow(t.byKey.QueryRowContext(ctx, k.ClientID, k.PatientUUID, k.AssessmentType))
-}
-
-func (t *tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (store.Row, bool, error) {
+func (t *tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (record.Key, int64, bool, error) {
 	st, ok := t.byEmail[len(indexes)]
 	if !ok {
-		q := selectRow + " WHERE client_id = ? AND assessment_type = ? AND email_index IN (?" +
-			strings.Repeat(", ?", len(indexes)-1) + ") ORDER BY updated_at DESC, id DESC LIMIT 1"
 		var err error
-		if st, err = t.conn.PrepareContext(ctx, q); err != nil {
-			return store.Row{}, false, err
+		if st, err = t.conn.PrepareContext(ctx, byEmailQuery("patient_uuid, version", len(indexes))); err != nil {
+			return record.Key{}, 0, false, err
 		}
 		t.byEmail[len(indexes)] = st
 	}
-	args := make([]any, 0, 2+len(indexes))
-	args = append(args, clientID, assessmentType)
-	for _, ix := range indexes {
-		args = append(args, ix)
+	k := record.Key{ClientID: clientID, AssessmentType: assessmentType}
+	var version int64
+	err := st.QueryRowContext(ctx, emailArgs(clientID, assessmentType, indexes)...).Scan(&k.PatientUUID, &version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return record.Key{}, 0, false, nil
 	}
-	return scanRow(st.QueryRowContext(ctx, args...))
+	return k, version, err == nil, err
 }
 
-func (t *tx) Insert(ctx context.Context, r *store.Row) error {
-	res, err := t.insert.ExecContext(ctx, r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt))
-	if err != nil {
-		return err
+// returnedID reads the id a RETURNING clause gave, 0 for no row.
+func returnedID(r *sql.Row) (int64, error) {
+	var id int64
+	if err := r.Scan(&id); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
 	}
-	r.ID, err = res.LastInsertId()
-	return err
+	return id, nil
 }
 
-func (t *tx) Update(ctx context.Context, r *store.Row, emailChanged bool) error {
-	form, assessment := store.ToNull(r.FormCompletedAt), store.ToNull(r.AssessmentCompletedAt)
-	var err error
-	if emailChanged {
-		_, err = t.update.ExecContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
-	} else {
-		_, err = t.rewrite.ExecContext(ctx, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, r.ID)
+func (t *tx) Insert(ctx context.Context, r *sqlstore.Row) (int64, error) {
+	return returnedID(t.insert.QueryRowContext(ctx, r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID,
+		r.EmailIndex, r.Sealed, r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(),
+		sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)))
+}
+
+func (t *tx) Update(ctx context.Context, r *sqlstore.Row, version int64, reindex bool) (int64, error) {
+	form, assessment := sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)
+	k := r.Key
+	if reindex {
+		return returnedID(t.update.QueryRowContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
+			k.ClientID, k.PatientUUID, k.AssessmentType, version))
 	}
-	return err
+	return returnedID(t.rewrite.QueryRowContext(ctx, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
+		k.ClientID, k.PatientUUID, k.AssessmentType, version))
 }
 
 func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
-	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.CreatedAt.UnixNano(), payload)
+	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload)
 	if err != nil {
 		return err
 	}
@@ -123,13 +144,13 @@ func (t *tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {
 }
 
 // page returns up to n rows with an id above after, in id order.
-func (t *tx) page(ctx context.Context, after int64, n int) ([]store.Row, error) {
+func (t *tx) page(ctx context.Context, after int64, n int) ([]sqlstore.Row, error) {
 	rows, err := t.conn.QueryContext(ctx, selectRow+" WHERE id > ? ORDER BY id LIMIT ?", after, n)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Row
+	var out []sqlstore.Row
 	for rows.Next() {
 		r, _, err := scanRow(rows)
 		if err != nil {
@@ -141,7 +162,7 @@ func (t *tx) page(ctx context.Context, after int64, n int) ([]store.Row, error) 
 }
 
 func (t *tx) close() {
-	for _, st := range []*sql.Stmt{t.byKey, t.insert, t.update, t.rewrite, t.event, t.delivery, t.attempt, t.finish} {
+	for _, st := range []*sql.Stmt{t.insert, t.update, t.rewrite, t.event, t.delivery, t.attempt, t.finish} {
 		if st != nil {
 			st.Close()
 		}

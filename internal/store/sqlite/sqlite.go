@@ -19,22 +19,27 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 // Store is the SQLite implementation of store.Store.
 type Store struct {
 	cfg     store.Config
-	saver   store.Saver
+	codec   sqlstore.Codec
 	writeDB *sql.DB
 	readDB  *sql.DB
+	byKey   *sql.Stmt // on readDB
+	byEmail *sql.Stmt // on readDB, with one index per key
 	w       *writer
 	ckpt    *checkpointer
+	closed  atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -91,7 +96,7 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	f.Close()
 
-	s := &Store{cfg: cfg, saver: store.Saver{Keys: cfg.Keys, Now: cfg.Now}}
+	s := &Store{cfg: cfg, codec: sqlstore.Codec{Keys: cfg.Keys}}
 	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
@@ -119,7 +124,13 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	s.readDB.SetMaxOpenConns(8)
 	s.readDB.SetMaxIdleConns(8)
-	s.w, err = startWriter(ctx, conn, &s.saver, cfg)
+	if err := s.prepareReads(ctx); err != nil {
+		s.readDB.Close()
+		conn.Close()
+		s.writeDB.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	s.w, err = startWriter(ctx, conn, s.codec, cfg)
 	if err != nil {
 		s.readDB.Close()
 		conn.Close()
@@ -149,22 +160,56 @@ func checkFullSync(ctx context.Context, conn *sql.Conn) error {
 	return nil
 }
 
-// Save queues req for the next group commit and waits for it.
-func (s *Store) Save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
-	return s.w.save(ctx, req)
+func (s *Store) prepareReads(ctx context.Context) error {
+	var err error
+	if s.byKey, err = s.readDB.PrepareContext(ctx, selectRow+" WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?"); err != nil {
+		return err
+	}
+	s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, len(s.cfg.Keys.Indexes(""))))
+	return err
+}
+
+// Find reads the record a save of l would change, outside any write
+// transaction: the save's work on it runs beside other saves, and only
+// its commit waits for the writer.
+func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error) {
+	if s.closed.Load() {
+		return nil, store.ErrClosed
+	}
+	var row *sql.Row
+	if l.PatientUUID != "" {
+		row = s.byKey.QueryRowContext(ctx, l.ClientID, l.PatientUUID, l.AssessmentType)
+	} else {
+		row = s.byEmail.QueryRowContext(ctx, emailArgs(l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))...)
+	}
+	r, found, err := scanRow(row)
+	if err != nil {
+		return nil, fmt.Errorf("find record: %w", err)
+	}
+	if !found {
+		return nil, nil
+	}
+	return s.codec.Stored(r)
+}
+
+// Commit queues c for the next group commit and waits for it.
+func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, error) {
+	return s.w.commitSave(ctx, c)
 }
 
 // Get returns a client's record.
 func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) {
-	row, found, err := scanRow(s.readDB.QueryRowContext(ctx, selectRow+" WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?",
-		key.ClientID, key.PatientUUID, key.AssessmentType))
+	if s.closed.Load() {
+		return record.Record{}, store.ErrClosed
+	}
+	row, found, err := scanRow(s.byKey.QueryRowContext(ctx, key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
 		return record.Record{}, fmt.Errorf("get record: %w", err)
 	}
 	if !found {
 		return record.Record{}, store.ErrNotFound
 	}
-	return s.saver.Open(row)
+	return s.codec.OpenRecord(row)
 }
 
 // resealPage is how many records Reseal rewrites per transaction.
@@ -208,7 +253,7 @@ func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
 	}
 	pg.seen = len(rows)
 	for _, row := range rows {
-		row, changed, err := s.saver.Reseal(ctx, t, row)
+		row, changed, err := sqlstore.Reseal(ctx, t, s.codec, row)
 		if err != nil {
 			return err
 		}
@@ -229,7 +274,10 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close stops taking saves, commits those queued, and closes the database.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	s.w.stop()
 	s.ckpt.stop()
+	s.byKey.Close()
+	s.byEmail.Close()
 	return errors.Join(s.readDB.Close(), s.writeDB.Close())
 }

@@ -32,17 +32,13 @@ func TestDatabaseFileHoldsNoValueInClear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets := map[string]any{
-		"email": "Unmistakable.Person@example.org", "firstName": "Zebediah", "lastName": "Quartermaine",
-		"phoneNumber": "555-867-5309", "city": "Llanfairpwllgwyngyll", "smokerRiskStatus": "occasional-smoker",
-		"heartRateBpm": 73.25, "systolicBloodPressureMmhg": 187.5, "riskTotalCholestrol": 263.75,
+	secrets := record.Fields{FirstName: new("Zebediah"), LastName: new("Quartermaine"),
+		PhoneNumber: new("555-867-5309"), City: new("Llanfairpwllgwyngyll"), SmokerRiskStatus: new("occasional-smoker"),
+		HeartRateBpm: new(73.25), SystolicBloodPressureMmhg: new(187.5), RiskTotalCholestrol: new(263.75),
+		FormCompleted: new(true), AssessmentCompleted: new(true), // and the payloads of both events
 	}
-	patch := record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main"}
-	for k, v := range secrets {
-		patch[k] = v
-	}
-	_, err = s.Save(context.Background(), store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan",
-		PatientUUID: "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", Email: "Unmistakable.Person@example.org", FunnelID: "acme-main", Patch: patch})
+	_, err = storetest.Saves(t, s).Save(context.Background(), "acme",
+		storetest.Request("acme", "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", "Unmistakable.Person@example.org", secrets))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +72,12 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "pads.db")
 	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
-	req := store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", Email: "ada@example.com", FunnelID: "acme-main",
-		Patch: record.Patch{"assessmentType": "faceScan", "funnelID": "acme-main", "email": "ada@example.com"}}
+	req := storetest.Request("acme", "", "ada@example.com", record.Fields{})
 	s, err := sqlite.Open(context.Background(), path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := s.Save(context.Background(), req)
+	created, err := storetest.Saves(t, s).Save(context.Background(), "acme", req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +100,7 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if res, err := s.Save(context.Background(), req); err != nil || res.Created || res.PatientUUID != created.PatientUUID {
+	if res, err := storetest.Saves(t, s).Save(context.Background(), "acme", req); err != nil || res.Created || res.PatientUUID != created.PatientUUID {
 		t.Fatalf("save by email after the upgrade = %+v, %v; want an update of %s", res, err, created.PatientUUID)
 	}
 	db, err = sql.Open("sqlite", "file:"+path+"?mode=ro")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pads-dev/pads/internal/intake"
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/storetest"
@@ -27,6 +28,7 @@ func TestWALStaysShortUnderSteadySaves(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	saves := storetest.Saves(t, s)
 	const savers, each = 16, 250
 	var largest atomic.Int64
 	stop := make(chan struct{})
@@ -48,7 +50,7 @@ func TestWALStaysShortUnderSteadySaves(t *testing.T) {
 	for g := range savers {
 		wg.Go(func() {
 			for i := range each {
-				if _, err := s.Save(ctx, walSave(g, i)); err != nil {
+				if _, err := saves.Save(ctx, "acme", walSave(g, i)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -77,22 +79,20 @@ func TestWALStaysShortUnderSteadySaves(t *testing.T) {
 	for g := range savers {
 		for _, i := range []int{0, each / 2, each - 1} {
 			req := walSave(g, i)
-			rec, err := s.Get(ctx, record.Key{ClientID: req.ClientID, PatientUUID: req.PatientUUID, AssessmentType: req.AssessmentType})
+			rec, err := s.Get(ctx, record.Key{ClientID: "acme", PatientUUID: req.PatientUUID, AssessmentType: req.AssessmentType})
 			if err != nil {
 				t.Fatalf("saver %d save %d: %v", g, i, err)
 			}
-			if got := rec.Fields["heartRateBpm"]; got != float64(60+i%40) {
+			if got := rec.Fields.HeartRateBpm; got == nil || *got != float64(60+i%40) {
 				t.Errorf("saver %d save %d: heartRateBpm = %v", g, i, got)
 			}
 		}
 	}
 }
 
-func walSave(g, i int) store.SaveRequest {
-	return store.SaveRequest{ClientID: "acme", AssessmentType: "faceScan", FunnelID: "acme-main",
-		PatientUUID: fmt.Sprintf("00000000-0000-4000-8000-%06d%06d", g, i),
-		Email:       fmt.Sprintf("p%d.%d@example.org", g, i),
-		Patch:       record.Patch{"assessmentType": "faceScan", "heartRateBpm": float64(60 + i%40), "notes": "a note long enough to fill pages faster than a bare key would"}}
+func walSave(g, i int) *intake.Request {
+	return storetest.Request("acme", fmt.Sprintf("00000000-0000-4000-8000-%06d%06d", g, i), fmt.Sprintf("p%d.%d@example.org", g, i),
+		record.Fields{HeartRateBpm: new(float64(60 + i%40)), City: new("a city name long enough to fill pages faster than a bare key would")})
 }
 
 type countingLocker struct {
@@ -115,8 +115,9 @@ func TestRewindHoldsOffWhileAReaderHoldsTheWAL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	saves := storetest.Saves(t, s)
 	for i := range 20 {
-		if _, err := s.Save(ctx, walSave(0, i)); err != nil {
+		if _, err := saves.Save(ctx, "acme", walSave(0, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +135,7 @@ func TestRewindHoldsOffWhileAReaderHoldsTheWAL(t *testing.T) {
 	}
 	defer reader.ExecContext(ctx, "ROLLBACK")
 	for i := 20; i < 40; i++ {
-		if _, err := s.Save(ctx, walSave(0, i)); err != nil {
+		if _, err := saves.Save(ctx, "acme", walSave(0, i)); err != nil {
 			t.Fatal(err)
 		}
 	}

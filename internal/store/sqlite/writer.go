@@ -3,12 +3,14 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/groupcommit"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 // writer owns the write connection: SQLite has one writer at a time, so
@@ -19,7 +21,7 @@ import (
 type writer struct {
 	conn  *sql.Conn
 	tx    *tx
-	saver *store.Saver
+	codec sqlstore.Codec
 	cfg   store.Config
 	b     *groupcommit.Batcher[*tx]
 	once  sync.Once
@@ -29,27 +31,37 @@ type writer struct {
 }
 
 // startWriter starts the writer on conn.
-func startWriter(ctx context.Context, conn *sql.Conn, saver *store.Saver, cfg store.Config) (*writer, error) {
+func startWriter(ctx context.Context, conn *sql.Conn, codec sqlstore.Codec, cfg store.Config) (*writer, error) {
 	t, err := prepare(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn, tx: t, saver: saver, cfg: cfg}
+	w := &writer{conn: conn, tx: t, codec: codec, cfg: cfg}
 	w.b = groupcommit.New(1, cfg.MaxBatch, w.commit, cfg.Logger)
 	return w, nil
 }
 
-func (w *writer) save(ctx context.Context, req store.SaveRequest) (store.SaveResult, error) {
-	var res store.SaveResult
+// commitSave runs c in the next batch. A conflict is the save's answer,
+// not a failure of the batch: Commit wrote nothing when it found one.
+func (w *writer) commitSave(ctx context.Context, c store.Commit) (store.Committed, error) {
+	var out store.Committed
+	var conflict bool
 	err := w.b.Save(ctx, func(ctx context.Context, t *tx) error {
 		var err error
-		res, err = w.saver.Save(ctx, t, req)
+		out, err = sqlstore.Commit(ctx, t, w.codec, c)
+		conflict = errors.Is(err, store.ErrConflict)
+		if conflict {
+			return nil
+		}
 		return err
 	})
-	if err != nil {
-		return store.SaveResult{}, closedAs(err)
+	switch {
+	case err != nil:
+		return store.Committed{}, closedAs(err)
+	case conflict:
+		return store.Committed{}, store.ErrConflict
 	}
-	return res, nil
+	return out, nil
 }
 
 // do runs fn on the writer inside a transaction, like a save.

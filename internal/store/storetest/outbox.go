@@ -8,32 +8,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 )
 
-var outboxTests = []struct {
-	name string
-	fn   func(*testing.T, Opener)
-}{
+var outboxTests = []test{
 	{"SaveEnqueuesOneDeliveryPerDestination", testEnqueue},
 	{"ClaimLeasesAndExpiredLeasesAreDueAgain", testClaimLeases},
 	{"FinishRetryFailReplay", testFinishAndReplay},
 	{"ConcurrentClaimersNeverShareADelivery", testConcurrentClaims},
 }
 
-// enqueue saves a completed form for a new patient, enqueuing one
-// non-sensitive delivery per destination.
-func enqueue(t *testing.T, s store.Store, email string, dests ...string) store.SaveResult {
+// enqueue saves a completed form for a new patient of acme, enqueuing one
+// non-sensitive delivery to each of its destinations, d1 and d2.
+func enqueue(t *testing.T, h *harness, email string) save.Result {
 	t.Helper()
-	r := req("acme", "", email, record.Patch{"formCompleted": true, "firstName": "Ada"})
-	r.Destinations = dests
-	return save(t, s, r)
+	return h.save(t, "acme", req("acme", "", email, record.Fields{FormCompleted: new(true), FirstName: new("Ada")}))
 }
 
 func claim(t *testing.T, s store.Store, owner string, now time.Time, skip ...string) []store.Claimed {
 	t.Helper()
-	c, err := s.Claim(context.Background(), store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(time.Minute), Limit: 100, Skip: skip})
+	var refs []store.DestinationRef
+	for _, id := range skip {
+		refs = append(refs, store.DestinationRef{ClientID: "acme", ID: id})
+	}
+	c, err := s.Claim(context.Background(), store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(time.Minute), Limit: 100, Skip: refs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +43,11 @@ func claim(t *testing.T, s store.Store, owner string, now time.Time, skip ...str
 
 func testEnqueue(t *testing.T, o Opener) {
 	s := open(t, o)
-	res := enqueue(t, s, "ada@example.com", "d1", "d2")
+	res := enqueue(t, s, "ada@example.com")
 	if res.Deliveries != 2 {
 		t.Fatalf("Deliveries = %d, want 2", res.Deliveries)
 	}
-	if r := enqueue(t, s, "ada@example.com", "d1", "d2"); r.Deliveries != 0 {
+	if r := enqueue(t, s, "ada@example.com"); r.Deliveries != 0 {
 		t.Fatal("a later save must not enqueue again")
 	}
 	got := claim(t, s, "p1", time.Now().Add(time.Second))
@@ -57,14 +58,14 @@ func testEnqueue(t *testing.T, o Opener) {
 	if err := json.Unmarshal(got[0].Payload, &body); err != nil || body["uuid"] != res.PatientUUID || body["firstName"] != "Ada" {
 		t.Fatalf("payload %s: %v", got[0].Payload, err)
 	}
-	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 {
+	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != payload.Model {
 		t.Fatalf("delivery %+v", got[0].Delivery)
 	}
 }
 
 func testClaimLeases(t *testing.T, o Opener) {
 	s := open(t, o)
-	enqueue(t, s, "a@example.com", "d1", "d2")
+	enqueue(t, s, "a@example.com")
 	now := time.Now().Add(time.Second)
 	if got := claim(t, s, "p1", now, "d2"); len(got) != 1 || got[0].Destination != "d1" {
 		t.Fatalf("skip d2: %+v", got)
@@ -96,9 +97,9 @@ func testClaimLeases(t *testing.T, o Opener) {
 func testFinishAndReplay(t *testing.T, o Opener) {
 	s := open(t, o)
 	ctx := context.Background()
-	enqueue(t, s, "a@example.com", "d1")
+	enqueue(t, s, "a@example.com")
 	now := time.Now().Add(time.Second)
-	d := claim(t, s, "p1", now)[0]
+	d := claim(t, s, "p1", now, "d2")[0]
 	retryAt := now.Add(10 * time.Minute)
 	fin := store.Finished{Attempt: store.Attempt{DeliveryID: d.ID, MessageID: d.MessageID, Series: 1, Number: 1, Owner: "p1", StartedAt: now,
 		Duration: 40 * time.Millisecond, StatusCode: 500, ErrorClass: "http_5xx", Response: []byte(`{"error":"boom"}`)},
@@ -106,7 +107,7 @@ func testFinishAndReplay(t *testing.T, o Opener) {
 	if err := s.Finish(ctx, fin); err != nil {
 		t.Fatal(err)
 	}
-	if got := claim(t, s, "p1", now.Add(time.Minute)); len(got) != 0 {
+	if got := claim(t, s, "p1", now.Add(time.Minute), "d2"); len(got) != 0 {
 		t.Fatal("a delivery waiting for its retry is not due")
 	}
 	if at, ok, err := s.NextDue(ctx, now); err != nil || !ok || !at.Equal(retryAt) {
@@ -115,7 +116,7 @@ func testFinishAndReplay(t *testing.T, o Opener) {
 	if _, ok, _ := s.NextDue(ctx, retryAt); ok {
 		t.Fatal("nothing is due after the retry")
 	}
-	d = claim(t, s, "p1", retryAt)[0]
+	d = claim(t, s, "p1", retryAt, "d2")[0]
 	// A finish from a process that lost the lease records the attempt but
 	// does not move the delivery.
 	stale := fin
@@ -137,14 +138,14 @@ func testFinishAndReplay(t *testing.T, o Opener) {
 	if failed, _ := s.Deliveries(ctx, store.DeliveryFilter{State: store.Failed}); len(failed) != 1 {
 		t.Fatalf("failed deliveries: %+v", failed)
 	}
-	if st, _ := s.OutboxStats(ctx, retryAt); st.Failed != 1 || st.Pending != 0 {
+	if st, _ := s.OutboxStats(ctx, retryAt); st.Failed != 1 || st.Pending != 1 { // d2's is still pending
 		t.Fatalf("stats %+v", st)
 	}
 	n, err := s.Replay(ctx, store.ReplayRequest{ID: d.ID, Now: retryAt})
 	if err != nil || n != 1 {
 		t.Fatalf("Replay = %d, %v", n, err)
 	}
-	again := claim(t, s, "p1", retryAt.Add(time.Second))
+	again := claim(t, s, "p1", retryAt.Add(time.Second), "d2")
 	if len(again) != 1 || again[0].MessageID != d.MessageID || again[0].Series != 2 || again[0].Attempts != 0 {
 		t.Fatalf("replayed: %+v", again)
 	}
@@ -163,8 +164,8 @@ func testFinishAndReplay(t *testing.T, o Opener) {
 
 func testConcurrentClaims(t *testing.T, o Opener) {
 	s := open(t, o)
-	for i := range 60 {
-		enqueue(t, s, string(rune('a'+i%26))+string(rune('a'+i/26))+"@example.com", "d1")
+	for i := range 30 { // two deliveries each
+		enqueue(t, s, string(rune('a'+i%26))+string(rune('a'+i/26))+"@example.com")
 	}
 	now := time.Now().Add(time.Second)
 	var mu sync.Mutex

@@ -1,0 +1,76 @@
+package deliver
+
+import (
+	"time"
+
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// Destination is where one client's results go, as the config in force
+// says at the moment of an attempt: deliveries name their destination by
+// (client, id) and are resolved to a Destination at each attempt, so a
+// rotated URL or secret takes effect for retries and replays. cmd/pads
+// builds these from the config; senders read nothing else.
+type Destination struct {
+	Ref     store.DestinationRef
+	Type    string // "webhook" or "sns": which Sender delivers
+	Timeout time.Duration
+	Retry   Retry
+
+	// Webhook settings.
+	URL     string
+	Headers map[string]string
+	Auth    Auth
+
+	// SNS settings.
+	TopicARN string
+	Region   string
+	Endpoint string // overrides the AWS endpoint (an emulator)
+	RoleARN  string // a role to assume for publishing
+
+	// The outbound safety policy in force (the config's destinations
+	// section): only for development and tests.
+	AllowPrivateNetworks bool
+	AllowPlainHTTP       bool
+}
+
+// Retry is a destination's retry schedule (see Policy).
+type Retry struct {
+	Attempts     int
+	InitialDelay time.Duration
+	Multiplier   float64
+}
+
+// Auth is how pads authenticates to a webhook: at most one of APIKey,
+// Bearer, Basic and OAuth2, plus HMAC signing when HMACKeys is not empty.
+type Auth struct {
+	APIKey *APIKeyAuth
+	Bearer string // a token for Authorization: Bearer
+	Basic  *BasicAuth
+	OAuth2 *OAuth2Auth
+	// HMACKeys sign every delivery, the current secret first, then each
+	// previous one while a secret is rotated.
+	HMACKeys [][]byte
+}
+
+// APIKeyAuth sends a fixed key in a header.
+type APIKeyAuth struct{ Header, Value string }
+
+// BasicAuth sends HTTP Basic credentials.
+type BasicAuth struct{ Username, Password string }
+
+// OAuth2Auth gets a token by the client-credentials grant.
+type OAuth2Auth struct {
+	TokenURL     string
+	ClientID     string
+	ClientSecret string
+	Scopes       []string
+}
+
+// Reloader is a Sender that keeps something per destination (connections,
+// tokens, SDK clients). It is told the destinations in force after each
+// config load, and drops what it keeps for destinations that are gone or
+// whose settings changed.
+type Reloader interface {
+	Reload(dests []Destination)
+}

@@ -1,0 +1,167 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// Scanner is one row of any driver (database/sql's and pgx's both fit).
+type Scanner interface{ Scan(dest ...any) error }
+
+// Rows is a driver's result set (database/sql's and pgx's both fit).
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// Collect scans every row with scan. The caller closes rows.
+func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// RowColumns are the columns ScanRow reads, in its order; drivers select
+// them "FROM records".
+const RowColumns = `id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
+	created_at, updated_at, form_completed_at, assessment_completed_at`
+
+// ScanRow reads a record row. noRows is the driver's "no row" error, for
+// which it reports found false.
+func ScanRow(sc Scanner, noRows error) (row Row, found bool, err error) {
+	var (
+		created, updated     int64
+		formAt, assessmentAt sql.NullInt64
+	)
+	err = sc.Scan(&row.ID, &row.Key.ClientID, &row.Key.PatientUUID, &row.Key.AssessmentType, &row.FunnelID,
+		&row.EmailIndex, &row.Sealed, &row.Version, &created, &updated, &formAt, &assessmentAt)
+	if errors.Is(err, noRows) {
+		return Row{}, false, nil
+	}
+	if err != nil {
+		return Row{}, false, err
+	}
+	row.CreatedAt, row.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	row.FormCompletedAt, row.AssessmentCompletedAt = FromNull(formAt), FromNull(assessmentAt)
+	return row, true, nil
+}
+
+// Queries both drivers run as they are, written with ? placeholders
+// (PostgreSQL rebinds them with Rebind).
+const (
+	// DeliveryColumns are the columns ScanDelivery reads, over deliveries
+	// d, events e and records r (DeliveryFrom).
+	DeliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
+	d.destination, d.data_type, e.model, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
+	DeliveryFrom = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
+
+	// ListDeliveries takes state, state, client, client, limit; "" selects all.
+	ListDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
+		" WHERE (? = '' OR d.state = ?) AND (? = '' OR d.client_id = ?) ORDER BY d.id DESC LIMIT ?"
+	// GetDelivery takes the delivery id.
+	GetDelivery = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE d.id = ?"
+	// ListAttempts takes the delivery id; ScanAttempt reads its rows.
+	ListAttempts = `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
+		coalesce(error_class, ''), response FROM attempts WHERE delivery_id = ? ORDER BY id`
+	// InsertAudit takes at, actor, action, target.
+	InsertAudit = "INSERT INTO audit (at, actor, action, target) VALUES (?, ?, ?, ?)"
+	// ListAudit takes the limit; ScanAudit reads its rows.
+	ListAudit = "SELECT id, at, actor, action, target FROM audit ORDER BY id DESC LIMIT ?"
+)
+
+// Rebind turns ? placeholders into PostgreSQL's $1, $2, ... (the queries
+// here hold no ? in a literal).
+func Rebind(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ScanDelivery reads a delivery row, then extra columns into extra.
+func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
+	var (
+		d                      store.Delivery
+		dt                     string
+		next, created, updated int64
+	)
+	dest := []any{&d.ID, &d.MessageID, &d.EventID, &d.Key.ClientID, &d.Key.PatientUUID, &d.Key.AssessmentType, &d.FunnelID,
+		&d.Destination, &dt, &d.Model, &d.State, &d.Series, &d.Attempts, &next, &created, &updated, &d.LastError}
+	if err := sc.Scan(append(dest, extra...)...); err != nil {
+		return d, err
+	}
+	d.DataType = record.DataType(dt)
+	d.NextAt, d.CreatedAt, d.UpdatedAt = time.Unix(0, next).UTC(), time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	return d, nil
+}
+
+// ScanDeliveryRow is ScanDelivery without extra columns, for Collect.
+func ScanDeliveryRow(sc Scanner) (store.Delivery, error) { return ScanDelivery(sc) }
+
+// ScanClaimed reads a claimed delivery's columns, then its sealed payload.
+func ScanClaimed(sc Scanner) (store.Claimed, error) {
+	var c store.Claimed
+	d, err := ScanDelivery(sc, &c.Payload)
+	c.Delivery = d
+	return c, err
+}
+
+// ScanAttempt reads a ListAttempts row; Response holds the sealed bytes.
+func ScanAttempt(sc Scanner) (store.Attempt, error) {
+	var a store.Attempt
+	var started, dur int64
+	err := sc.Scan(&a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass, &a.Response)
+	a.StartedAt, a.Duration = time.Unix(0, started).UTC(), time.Duration(dur)
+	return a, err
+}
+
+// ScanAudit reads a ListAudit row.
+func ScanAudit(sc Scanner) (store.AuditEntry, error) {
+	var e store.AuditEntry
+	var at int64
+	err := sc.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target)
+	e.At = time.Unix(0, at).UTC()
+	return e, err
+}
+
+// FromNull reads a nullable Unix-nanosecond column; NULL is the zero time.
+func FromNull(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+// ToNull writes a time as a nullable Unix-nanosecond column.
+func ToNull(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+// NullInt writes 0 as NULL.
+func NullInt(v int) sql.NullInt64 { return sql.NullInt64{Int64: int64(v), Valid: v != 0} }
+
+// NullString writes "" as NULL.
+func NullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
