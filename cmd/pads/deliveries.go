@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -33,28 +34,22 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
 	status := fs.String("status", "", "list: only deliveries in this state (pending, delivered, failed)")
 	client := fs.String("client", "", "list, replay --failed: only this client's deliveries")
-	limit := fs.Int("limit", 50, "list: at most this many, newest first")
+	limit := fs.Int("limit", operator.DefaultLimit, "list: at most this many, newest first")
 	failed := fs.Bool("failed", false, "replay: every failed delivery updated since --since")
 	since := fs.String("since", "", "replay --failed: RFC 3339 time or a duration ago (e.g. 24h)")
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return errUsage
 	}
-	st, err := openForCLI(ctx, *configPath, getenv, stderr)
+	ops, closeStore, err := operatorForCLI(ctx, *configPath, getenv, stderr)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	audit := func(action, target string) error { return cliAudit(ctx, st, getenv, action, target) }
+	defer closeStore()
+	actor := cliActor(getenv)
 	switch args[0] {
 	case "list":
-		if *status != "" && *status != store.Pending && *status != store.Delivered && *status != store.Failed {
-			return fmt.Errorf("--status must be pending, delivered or failed")
-		}
-		if err := audit("deliveries.list", fmt.Sprintf("status=%q client=%q", *status, *client)); err != nil {
-			return err
-		}
-		ds, err := st.Deliveries(ctx, store.DeliveryFilter{State: *status, ClientID: *client, Limit: *limit})
+		ds, err := ops.List(ctx, actor, operator.ListRequest{State: *status, ClientID: *client, Limit: *limit})
 		if err != nil {
 			return err
 		}
@@ -65,10 +60,7 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return err
 		}
-		if err := audit("deliveries.show", fmt.Sprintf("delivery:%d", id)); err != nil {
-			return err
-		}
-		d, attempts, err := st.Delivery(ctx, id)
+		d, attempts, err := ops.Show(ctx, actor, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("no delivery %d", id)
 		}
@@ -78,24 +70,24 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		printDelivery(stdout, d, attempts)
 		return nil
 	case "replay":
-		req := store.ReplayRequest{Now: time.Now(), ClientID: *client}
+		var n int
 		if *failed {
-			if req.Since, err = parseSince(*since, req.Now); err != nil {
+			from, err := operator.ParseSince(*since, time.Now())
+			if err != nil {
 				return err
 			}
-		} else if req.ID, err = deliveryID(pos); err != nil {
-			return err
-		}
-		target := fmt.Sprintf("delivery:%d", req.ID)
-		if req.ID == 0 {
-			target = fmt.Sprintf("failed since %s client=%q", req.Since.UTC().Format(time.RFC3339), *client)
-		}
-		if err := audit("deliveries.replay", target); err != nil {
-			return err
-		}
-		n, err := st.Replay(ctx, req)
-		if err != nil {
-			return err
+			n, err = ops.ReplayFailed(ctx, actor, from, *client)
+			if err != nil {
+				return err
+			}
+		} else {
+			id, err := deliveryID(pos)
+			if err != nil {
+				return err
+			}
+			if n, err = ops.Replay(ctx, actor, id); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stdout, "replayed %d deliveries (same message ids, new attempt series)\n", n)
 		return nil
@@ -103,17 +95,13 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	return errUsage
 }
 
-// cliAudit records an operator command in the audit log before it runs,
-// as "cli:<login name>".
-func cliAudit(ctx context.Context, st store.Store, getenv func(string) string, action, target string) error {
+// cliActor names the operator in the audit log: "cli:<login name>".
+func cliActor(getenv func(string) string) string {
 	who := getenv("USER")
 	if who == "" {
 		who = "unknown"
 	}
-	if err := st.Audit(ctx, store.AuditEntry{At: time.Now().UTC(), Actor: "cli:" + who, Action: action, Target: target}); err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
-	return nil
+	return "cli:" + who
 }
 
 // audit prints the audit log: pads audit [--limit N] [--config FILE].
@@ -121,19 +109,16 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	limit := fs.Int("limit", 50, "at most this many entries, newest first")
-	if err := fs.Parse(args); err != nil || *limit < 1 {
+	limit := fs.Int("limit", operator.DefaultLimit, "at most this many entries, newest first")
+	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	st, err := openForCLI(ctx, *configPath, getenv, stderr)
+	ops, closeStore, err := operatorForCLI(ctx, *configPath, getenv, stderr)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	if err := cliAudit(ctx, st, getenv, "audit.read", ""); err != nil {
-		return err
-	}
-	log, err := st.AuditLog(ctx, *limit)
+	defer closeStore()
+	log, err := ops.AuditLog(ctx, cliActor(getenv), *limit)
 	if err != nil {
 		return err
 	}
@@ -143,6 +128,16 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", e.ID, e.At.Format(time.RFC3339), e.Actor, e.Action, e.Target)
 	}
 	return tw.Flush()
+}
+
+// operatorForCLI opens the config's store beside a running pads and
+// returns the operator service over it, and what closes the store.
+func operatorForCLI(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer) (*operator.Service, func(), error) {
+	st, err := openForCLI(ctx, configPath, getenv, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return operator.New(st, time.Now, nil), func() { st.Close() }, nil
 }
 
 func openForCLI(ctx context.Context, flagValue string, getenv func(string) string, stderr io.Writer) (store.Store, error) {
@@ -189,20 +184,6 @@ func deliveryID(pos []string) (int64, error) {
 	return id, nil
 }
 
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, fmt.Errorf("replay --failed needs --since (RFC 3339 time or a duration such as 24h)")
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return now.Add(-d), nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("--since %q is neither an RFC 3339 time nor a duration", s)
-	}
-	return t, nil
-}
-
 func printDeliveries(w io.Writer, ds []store.Delivery) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMESSAGE ID\tCLIENT\tDATA TYPE\tDESTINATION\tSTATE\tSERIES\tATTEMPTS\tUPDATED\tLAST ERROR")
@@ -214,8 +195,8 @@ func printDeliveries(w io.Writer, ds []store.Delivery) {
 }
 
 func printDelivery(w io.Writer, d store.Delivery, attempts []store.Attempt) {
-	fmt.Fprintf(w, "delivery %d\n  message id:  %s\n  client:      %s\n  patient:     %s (%s)\n  funnel:      %s\n  data type:   %s\n  destination: %s\n  state:       %s\n  series:      %d\n",
-		d.ID, d.MessageID, d.Key.ClientID, d.Key.PatientUUID, d.Key.AssessmentType, d.FunnelID, d.DataType, d.Destination, d.State, d.Series)
+	fmt.Fprintf(w, "delivery %d\n  message id:  %s\n  client:      %s\n  patient:     %s (%s)\n  funnel:      %s\n  data type:   %s\n  model:       %s\n  destination: %s\n  state:       %s\n  series:      %d\n",
+		d.ID, d.MessageID, d.Key.ClientID, d.Key.PatientUUID, d.Key.AssessmentType, d.FunnelID, d.DataType, d.Model, d.Destination, d.State, d.Series)
 	if d.State == store.Pending {
 		fmt.Fprintf(w, "  next try:    %s\n", d.NextAt.Format(time.RFC3339Nano))
 	}

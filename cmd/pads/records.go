@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/operator"
 )
 
 // records runs the record maintenance commands:
@@ -46,10 +48,7 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer st.Close()
-	if err := cliAudit(ctx, st, getenv, "records.reseal", ""); err != nil {
-		return err
-	}
-	rep, err := st.Reseal(ctx)
+	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor(getenv))
 	if err != nil {
 		return fmt.Errorf("reseal (%d records rewritten before the error): %w", rep.Resealed, err)
 	}

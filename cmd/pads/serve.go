@@ -25,6 +25,7 @@ import (
 	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
+	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
@@ -179,10 +180,10 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return st.Pending, st.Failed, st.OldestDue, err
 	})
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, Enqueued: a.dispatcher.Notify})
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,
-		Store: a.store, Saves: saves, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
-		Notify: a.dispatcher.Notify,
+		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
 	})
 	return a, nil
 }

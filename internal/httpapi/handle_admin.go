@@ -3,21 +3,21 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/store"
 )
 
 // adminHandler is an admin API handler; actor names the operator.
 type adminHandler func(w http.ResponseWriter, r *http.Request, actor string)
 
-// admin checks an admin token and audits every call before it runs: an
-// action whose audit entry cannot be written does not happen.
+// admin checks an admin token; the operator service then audits every
+// call before it runs.
 func admin(d Deps, h adminHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := bearer(w, r, d.Tokens, auth.AudienceAdmin)
@@ -34,15 +34,19 @@ func admin(d Deps, h adminHandler) http.Handler {
 	})
 }
 
-// audit records an admin action; false means it was answered with 500.
-func audit(d Deps, w http.ResponseWriter, r *http.Request, actor, action, target string) bool {
-	err := d.Store.Audit(r.Context(), store.AuditEntry{At: d.Now().UTC(), Actor: actor, Action: action, Target: target})
-	if err != nil {
-		d.Logger.Error("audit", "request_id", requestID(r), "err", err)
-		writeError(w, r, http.StatusInternalServerError, "Internal server error")
-		return false
+// operatorFailed answers an error of the operator service: a request to
+// correct (400, with the service's message), an unknown delivery (404), or
+// a store error.
+func operatorFailed(d Deps, w http.ResponseWriter, r *http.Request, err error) {
+	if ie, ok := operator.IsInvalid(err); ok {
+		writeError(w, r, http.StatusBadRequest, ie.Error())
+		return
 	}
-	return true
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, r, http.StatusNotFound, "Not found")
+		return
+	}
+	storeFailed(d.Logger, w, r, err)
 }
 
 type deliveryJSON struct {
@@ -61,30 +65,27 @@ type deliveryJSON struct {
 	CreatedAt      time.Time `json:"createdAt"`
 	UpdatedAt      time.Time `json:"updatedAt"`
 	LastError      string    `json:"lastError,omitempty"`
+	Model          string    `json:"model"`
 }
 
 func toJSON(x store.Delivery) deliveryJSON {
 	return deliveryJSON{ID: x.ID, MessageID: x.MessageID, ClientID: x.Key.ClientID, PatientUUID: x.Key.PatientUUID,
 		AssessmentType: x.Key.AssessmentType, FunnelID: x.FunnelID, DataType: string(x.DataType), Destination: x.Destination,
 		State: x.State, Series: x.Series, Attempts: x.Attempts, NextAt: x.NextAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt,
-		LastError: x.LastError}
+		LastError: x.LastError, Model: x.Model}
 }
 
 func handleListDeliveries(d Deps) adminHandler {
 	return func(w http.ResponseWriter, r *http.Request, actor string) {
 		q := r.URL.Query()
-		state, client := q.Get("status"), q.Get("client")
-		if state != "" && state != store.Pending && state != store.Delivered && state != store.Failed {
-			writeError(w, r, http.StatusBadRequest, "status must be pending, delivered or failed")
-			return
-		}
-		limit, ok := limitParam(w, r)
-		if !ok || !audit(d, w, r, actor, "deliveries.list", fmt.Sprintf("status=%q client=%q", state, client)) {
-			return
-		}
-		ds, err := d.Store.Deliveries(r.Context(), store.DeliveryFilter{State: state, ClientID: client, Limit: limit})
+		limit, err := operator.ParseLimit(q.Get("limit"))
 		if err != nil {
-			storeFailed(d.Logger, w, r, err)
+			operatorFailed(d, w, r, err)
+			return
+		}
+		ds, err := d.Operator.List(r.Context(), actor, operator.ListRequest{State: q.Get("status"), ClientID: q.Get("client"), Limit: limit})
+		if err != nil {
+			operatorFailed(d, w, r, err)
 			return
 		}
 		out := make([]deliveryJSON, len(ds))
@@ -108,16 +109,12 @@ func handleShowDelivery(d Deps) adminHandler {
 	}
 	return func(w http.ResponseWriter, r *http.Request, actor string) {
 		id, ok := idParam(w, r)
-		if !ok || !audit(d, w, r, actor, "deliveries.show", "delivery:"+strconv.FormatInt(id, 10)) {
+		if !ok {
 			return
 		}
-		x, attempts, err := d.Store.Delivery(r.Context(), id)
-		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, r, http.StatusNotFound, "Not found")
-			return
-		}
+		x, attempts, err := d.Operator.Show(r.Context(), actor, id)
 		if err != nil {
-			storeFailed(d.Logger, w, r, err)
+			operatorFailed(d, w, r, err)
 			return
 		}
 		out := make([]attemptJSON, len(attempts))
@@ -132,10 +129,11 @@ func handleShowDelivery(d Deps) adminHandler {
 func handleReplayDelivery(d Deps) adminHandler {
 	return func(w http.ResponseWriter, r *http.Request, actor string) {
 		id, ok := idParam(w, r)
-		if !ok || !audit(d, w, r, actor, "deliveries.replay", "delivery:"+strconv.FormatInt(id, 10)) {
+		if !ok {
 			return
 		}
-		replayed(d, w, r, store.ReplayRequest{ID: id, Now: d.Now()})
+		n, err := d.Operator.Replay(r.Context(), actor, id)
+		replayed(d, w, r, n, err)
 	}
 }
 
@@ -150,31 +148,20 @@ func handleReplayFailed(d Deps) adminHandler {
 			writeError(w, r, http.StatusBadRequest, `Body must be {"since": RFC 3339 time or duration, "client": optional client id}`)
 			return
 		}
-		since, err := time.Parse(time.RFC3339, in.Since)
+		since, err := operator.ParseSince(in.Since, d.Now())
 		if err != nil {
-			dur, derr := time.ParseDuration(in.Since)
-			if derr != nil {
-				writeError(w, r, http.StatusBadRequest, "since must be an RFC 3339 time or a duration such as 24h")
-				return
-			}
-			since = d.Now().Add(-dur)
-		}
-		target := fmt.Sprintf("failed since %s client=%q", since.UTC().Format(time.RFC3339), in.Client)
-		if !audit(d, w, r, actor, "deliveries.replay_failed", target) {
+			operatorFailed(d, w, r, err)
 			return
 		}
-		replayed(d, w, r, store.ReplayRequest{Since: since, ClientID: in.Client, Now: d.Now()})
+		n, err := d.Operator.ReplayFailed(r.Context(), actor, since, in.Client)
+		replayed(d, w, r, n, err)
 	}
 }
 
-func replayed(d Deps, w http.ResponseWriter, r *http.Request, req store.ReplayRequest) {
-	n, err := d.Store.Replay(r.Context(), req)
+func replayed(d Deps, w http.ResponseWriter, r *http.Request, n int, err error) {
 	if err != nil {
-		storeFailed(d.Logger, w, r, err)
+		operatorFailed(d, w, r, err)
 		return
-	}
-	if n > 0 && d.Notify != nil {
-		d.Notify()
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"replayed": n})
 }
@@ -188,13 +175,14 @@ func handleAuditLog(d Deps) adminHandler {
 		Target string    `json:"target"`
 	}
 	return func(w http.ResponseWriter, r *http.Request, actor string) {
-		limit, ok := limitParam(w, r)
-		if !ok || !audit(d, w, r, actor, "audit.read", "") {
+		limit, err := operator.ParseLimit(r.URL.Query().Get("limit"))
+		if err != nil {
+			operatorFailed(d, w, r, err)
 			return
 		}
-		log, err := d.Store.AuditLog(r.Context(), limit)
+		log, err := d.Operator.AuditLog(r.Context(), actor, limit)
 		if err != nil {
-			storeFailed(d.Logger, w, r, err)
+			operatorFailed(d, w, r, err)
 			return
 		}
 		out := make([]entryJSON, len(log))
@@ -212,17 +200,4 @@ func idParam(w http.ResponseWriter, r *http.Request) (int64, bool) {
 		return 0, false
 	}
 	return id, true
-}
-
-func limitParam(w http.ResponseWriter, r *http.Request) (int, bool) {
-	v := r.URL.Query().Get("limit")
-	if v == "" {
-		return 100, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 1000 {
-		writeError(w, r, http.StatusBadRequest, "limit must be between 1 and 1000")
-		return 0, false
-	}
-	return n, true
 }

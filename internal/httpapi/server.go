@@ -11,6 +11,7 @@ import (
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/metrics"
+	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 )
@@ -24,12 +25,11 @@ type Deps struct {
 	Throttle *auth.Throttle
 	Store    store.Store
 	Saves    *save.Service
+	Operator *operator.Service
 	Metrics  *metrics.Metrics
 	Now      func() time.Time
 	// ServiceName names the smile authenticate route; fixed at start.
 	ServiceName string
-	// Notify wakes the delivery dispatcher after a replay.
-	Notify func(destinations ...store.DestinationRef)
 }
 
 // NewServer returns the whole API as one handler.
