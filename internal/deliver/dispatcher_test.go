@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -163,4 +165,62 @@ func enqueue(t *testing.T, h *harness, n int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// panickySender panics on its first attempt, then delivers.
+type panickySender struct{ calls atomic.Int64 }
+
+func (s *panickySender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+	if s.calls.Add(1) == 1 {
+		panic("boom")
+	}
+	return deliver.Result{StatusCode: 200}
+}
+
+// A panic in an attempt fails that attempt only: it is logged, the
+// dispatcher goes on, and the delivery is tried again once its lease ends.
+func TestAPanickingAttemptIsLoggedAndTriedAgain(t *testing.T) {
+	t.Parallel()
+	resolve, s := oneWebhook(t)
+	enqueue(t, s, 1)
+	var logs syncBuffer
+	sender := &panickySender{}
+	d := deliver.NewDispatcher(s, resolve, map[string]deliver.Sender{"webhook": sender},
+		slog.New(slog.NewTextHandler(&logs, nil)), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, Lease: 200 * time.Millisecond})
+	d.Start()
+	defer d.Stop(context.Background())
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ds, err := s.Deliveries(context.Background(), store.DeliveryFilter{State: store.Delivered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) == 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := sender.calls.Load(); n != 2 {
+		t.Fatalf("%d attempts, want the panicking one and its retry", n)
+	}
+	if !strings.Contains(logs.String(), "panic in a delivery attempt") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -3,6 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -28,6 +31,9 @@ type checkpointer struct {
 	db     *sql.DB
 	policy walPolicy
 	pause  sync.Locker // held by the writer around each batch
+	log    *slog.Logger
+	// tick is what each tick runs: checkpoint (tests replace it).
+	tick func(ctx context.Context)
 	// holdOff counts the ticks left before the next rewind may pause the
 	// writer, after one that a reader kept from finishing.
 	holdOff int
@@ -50,15 +56,30 @@ const pausedCopyFrames = 256
 // (an export, say) must not cost saves a pause every tick.
 const rewindHoldOff = 10
 
-func startCheckpointer(path string, policy walPolicy, pause sync.Locker) (*checkpointer, error) {
+func startCheckpointer(path string, policy walPolicy, pause sync.Locker, log *slog.Logger) (*checkpointer, error) {
+	c, err := newCheckpointer(path, policy, pause, log)
+	if err != nil {
+		return nil, err
+	}
+	c.start()
+	return c, nil
+}
+
+// start runs the checkpointer's ticks until stop.
+func (c *checkpointer) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	go c.run(ctx)
+}
+
+func newCheckpointer(path string, policy walPolicy, pause sync.Locker, log *slog.Logger) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", dsnWith(path, checkpointBusy, false))
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	c := &checkpointer{db: db, policy: policy, pause: pause, stopped: make(chan struct{}), cancel: cancel}
-	go c.run(ctx)
+	c := &checkpointer{db: db, policy: policy, pause: pause, log: log, stopped: make(chan struct{})}
+	c.tick = c.checkpoint
 	return c, nil
 }
 
@@ -73,9 +94,21 @@ func (c *checkpointer) run(ctx context.Context) {
 		case <-t.C:
 			// A failed checkpoint (a long reader, say) is retried on the next
 			// tick; the WAL keeps every committed frame meanwhile.
-			c.checkpoint(ctx)
+			c.safeTick(ctx)
 		}
 	}
+}
+
+// safeTick runs one tick, recovering a panic: it is logged, the tick's
+// checkpoint is given up (the WAL keeps every frame), and the next tick
+// runs as usual.
+func (c *checkpointer) safeTick(ctx context.Context) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("panic in the SQLite checkpointer; the checkpoint was skipped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	c.tick(ctx)
 }
 
 // checkpoint copies the WAL into the database file and, when the WAL has

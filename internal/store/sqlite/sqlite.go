@@ -137,7 +137,7 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	if s.ckpt, err = startCheckpointer(path, wal, &s.w.pause); err != nil {
+	if s.ckpt, err = startCheckpointer(path, wal, &s.w.pause, cfg.Logger); err != nil {
 		s.w.stop()
 		s.readDB.Close()
 		conn.Close()

@@ -1,10 +1,13 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -141,7 +144,7 @@ func TestRewindHoldsOffWhileAReaderHoldsTheWAL(t *testing.T) {
 	}
 
 	pause := &countingLocker{}
-	c, err := startCheckpointer(path, idle, pause)
+	c, err := startCheckpointer(path, idle, pause, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,4 +156,47 @@ func TestRewindHoldsOffWhileAReaderHoldsTheWAL(t *testing.T) {
 	if got := pause.locks.Load(); got != 2 {
 		t.Errorf("over %d ticks with a reader holding the WAL the writer was paused %d times, want 2", ticks, got)
 	}
+}
+
+// A panic in a checkpoint is recovered and logged, and the next tick runs.
+func TestAPanicInTheCheckpointerSkipsOneTick(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	c, err := newCheckpointer(filepath.Join(t.TempDir(), "pads.db"), walPolicy{every: time.Millisecond, restartFrames: 16},
+		&sync.Mutex{}, slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ticks atomic.Int32
+	c.tick = func(ctx context.Context) {
+		if ticks.Add(1) == 1 {
+			panic("boom")
+		}
+	}
+	c.start()
+	deadline := time.Now().Add(10 * time.Second)
+	for ticks.Load() < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	c.stop()
+	if ticks.Load() < 3 {
+		t.Fatalf("%d ticks after a panic, want the checkpointer to go on", ticks.Load())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "panic in the SQLite checkpointer") || !strings.Contains(logs.String(), "boom") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+}
+
+type lockedWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
