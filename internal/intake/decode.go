@@ -66,13 +66,22 @@ const maxIgnored = 100
 // Decode reads body as a save request of data type dt. today bounds
 // dateOfBirth. The error, when not nil, is an *Error.
 func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) {
+	return decode(body, dt, today, members)
+}
+
+// walker calls fn for each member of body's top-level object, in order, or
+// fails for a body that is not one JSON object. members (scan.go) is the
+// one Decode uses.
+type walker func(body []byte, fn func(key, v value)) error
+
+func decode(body []byte, dt record.DataType, today time.Time, walk walker) (*Request, error) {
 	var (
 		req               = &Request{DataType: dt}
 		raws              [maxFields]value // by catalogue index; kind 0: not given
 		notAllowed, twice []string
 		badKey            bool
 	)
-	err := members(body, func(k, v value) {
+	err := walk(body, func(k, v value) {
 		i, ok := k.field()
 		if !ok {
 			key, valid := k.str()
