@@ -119,6 +119,9 @@ func Decode(body []byte, dt record.DataType, today time.Time) (*Request, error) 
 			}
 		}
 	}
+	if len(errs) == 0 {
+		errs = contradictions(&req.Patch.Values)
+	}
 	if len(errs) > 0 {
 		names := make([]string, len(errs))
 		for i, e := range errs {
