@@ -33,15 +33,18 @@ func TestRedFlagThresholds(t *testing.T) {
 		set    func(*score.Inputs)
 		raised bool
 	}{
+		{score.FlagSpO2Below90, spo2(91), false},
 		{score.FlagSpO2Below90, spo2(90), false},
 		{score.FlagSpO2Below90, spo2(89.5), false}, // a whole 90
 		{score.FlagSpO2Below90, spo2(89.4), true},
 		{score.FlagSpO2Below90, spo2(89), true},
 
+		{score.FlagBPAbove180Over120, sys(179), false},
 		{score.FlagBPAbove180Over120, sys(180), false},
 		{score.FlagBPAbove180Over120, sys(180.4), false},
 		{score.FlagBPAbove180Over120, sys(180.5), true},
 		{score.FlagBPAbove180Over120, sys(181), true},
+		{score.FlagBPAbove180Over120, dia(119), false},
 		{score.FlagBPAbove180Over120, dia(120), false},
 		{score.FlagBPAbove180Over120, dia(121), true},
 
@@ -63,31 +66,45 @@ func TestRedFlagThresholds(t *testing.T) {
 		{score.FlagHeartRateBelow40, hr(41), false},
 		{score.FlagHeartRateBelow40, hr(40), false},
 		{score.FlagHeartRateBelow40, hr(39), true},
+		{score.FlagHeartRateBelow40, hr(39.5), false}, // a whole 40
 		{score.FlagHeartRateAbove130, hr(129), false},
 		{score.FlagHeartRateAbove130, hr(130), false},
 		{score.FlagHeartRateAbove130, hr(131), true},
+		{score.FlagHeartRateAbove130, hr(130.5), true}, // a whole 131
 
 		{score.FlagNEWS2Respiration, rr(9), false},
 		{score.FlagNEWS2Respiration, rr(8), true},
 		{score.FlagNEWS2Respiration, rr(7), true},
 		{score.FlagNEWS2Respiration, rr(24), false},
 		{score.FlagNEWS2Respiration, rr(25), true},
+		{score.FlagNEWS2Respiration, rr(26), true},
 		{score.FlagNEWS2SpO2, spo2(92), false},
 		{score.FlagNEWS2SpO2, spo2(91), true},
+		{score.FlagNEWS2SpO2, spo2(93), false},
 		{score.FlagNEWS2SpO2, spo2(90), true},
+		{score.FlagNEWS2Systolic, sys(92), false},
 		{score.FlagNEWS2Systolic, sys(91), false},
 		{score.FlagNEWS2Systolic, sys(90), true},
+		{score.FlagNEWS2Systolic, sys(89), true},
+		{score.FlagNEWS2Systolic, sys(218), false},
 		{score.FlagNEWS2Systolic, sys(219), false},
 		{score.FlagNEWS2Systolic, sys(220), true},
+		{score.FlagNEWS2Systolic, sys(221), true},
+		{score.FlagNEWS2Pulse, hr(42), false},
 		{score.FlagNEWS2Pulse, hr(41), false},
 		{score.FlagNEWS2Pulse, hr(40), true},
+		{score.FlagNEWS2Pulse, hr(39), true},
+		{score.FlagNEWS2Pulse, hr(129), false},
 		{score.FlagNEWS2Pulse, hr(130), false},
 		{score.FlagNEWS2Pulse, hr(131), true},
+		{score.FlagNEWS2Pulse, hr(132), true},
 
 		// NEWS2 totals: breathing 22 (2) + SpO2 93 (2) + systolic 110 or 111 (1 or 0).
 		{score.FlagNEWS2TotalAtLeast5, func(in *score.Inputs) { in.BreathingRate, in.SpO2, in.Systolic = p(22), p(93), p(111) }, false},
 		{score.FlagNEWS2TotalAtLeast5, func(in *score.Inputs) { in.BreathingRate, in.SpO2, in.Systolic = p(22), p(93), p(110) }, true},
 		{score.FlagNEWS2TotalAtLeast5, func(in *score.Inputs) { in.BreathingRate, in.HeartRate, in.SpO2 = p(22), p(111), p(94) }, true},
+		{score.FlagNEWS2TotalAtLeast5, func(in *score.Inputs) { in.BreathingRate, in.SpO2, in.Systolic = p(22), p(93), p(100) }, true},  // 6
+		{score.FlagNEWS2TotalAtLeast5, func(in *score.Inputs) { in.BreathingRate, in.SpO2, in.Systolic = p(22), p(95), p(110) }, false}, // 4
 	}
 	for _, tt := range tests {
 		in := normalAdult()
