@@ -128,6 +128,9 @@ func decode(body []byte, dt record.DataType, today time.Time, walk walker) (*Req
 			}
 		}
 	}
+	if len(errs) == 0 {
+		errs = contradictions(&req.Patch.Values)
+	}
 	if len(errs) > 0 {
 		names := make([]string, len(errs))
 		for i, e := range errs {

@@ -87,8 +87,8 @@ var Fields = []Field{
 	flag("formCompleted", NonSensitiveOnly),
 	flag("assessmentCompleted", Both),
 
-	num("heightFt", 0, 9),
-	num("heightIn", 0, 108), // inches on top of heightFt, or a whole height in inches
+	num("heightFt", 0, 8),
+	num("heightIn", 0, 96), // inches on top of heightFt, or a whole height in inches; 8 ft at most
 	num("heightCm", 30, 275),
 	num("weightLb", 2, 1400),
 	num("weightKg", 1, 650),
@@ -107,7 +107,7 @@ var Fields = []Field{
 	num("riskLdl", 0, 1000),
 	num("riskTriglycerdies", 0, 5000),
 	str("smokerRiskStatus", SensitiveOnly, 64),
-	num("riskBmi", 5, 150),
+	num("riskBmi", 10, 80), // score.MinBMI-MaxBMI: the BMIs a living adult can have
 	num("oxygen", 50, 100),
 	num("riskTenYrCvd", 0, 100),
 	num("riskFraminghamScore", -30, 100),

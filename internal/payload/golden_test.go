@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,8 +33,9 @@ type golden struct {
 
 // TestGoldenVectors compares the full payloads of each case in
 // testdata/cases.json with testdata/golden/<name>.json, exactly. The golden
-// files were checked by hand against docs/scoring.md; regenerate them with
-// -update only for a deliberate model change (and a new score.Version).
+// files are checked against docs/scoring.md by testdata/check_golden.py
+// (TestGoldenVectorsFollowTheDocs); regenerate them with -update only for a
+// deliberate model change (and a new score.Version), then run the checker.
 func TestGoldenVectors(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile("testdata/cases.json")
@@ -46,8 +48,8 @@ func TestGoldenVectors(t *testing.T) {
 	if err := dec.Decode(&in); err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Cases) < 30 {
-		t.Fatalf("%d cases, want at least 30", len(in.Cases))
+	if len(in.Cases) < 60 {
+		t.Fatalf("%d cases, want at least 60", len(in.Cases))
 	}
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range in.Cases {
@@ -75,4 +77,20 @@ func TestGoldenVectors(t *testing.T) {
 			t.Errorf("%s: payloads differ from %s:\n%s", c.Name, path, got)
 		}
 	}
+}
+
+// TestGoldenVectorsFollowTheDocs runs testdata/check_golden.py, which
+// recomputes every golden payload from docs/scoring.md alone, sharing no
+// code with pads.
+func TestGoldenVectorsFollowTheDocs(t *testing.T) {
+	t.Parallel()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on the PATH: run internal/payload/testdata/check_golden.py elsewhere to check the golden vectors")
+	}
+	out, err := exec.Command(python, filepath.Join("testdata", "check_golden.py")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("check_golden.py: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }

@@ -136,10 +136,14 @@ func BuildNonSensitive(rec record.Record, at time.Time) NonSensitive {
 }
 
 // BuildSensitive makes the sensitive payload of rec: its measurements and
-// the scoring model's results.
+// the scoring model's results. Every measurement the model reads is shown
+// as the model read it (score.FromRecord: one source order each, and
+// implausible body measurements left out), so the payload never shows a
+// value its scores did not use.
 func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 	f := rec.Fields
-	r := score.Compute(score.FromRecord(f))
+	in := score.FromRecord(f, assessedAt(rec, at))
+	r := score.Compute(in)
 	return Sensitive{
 		AssessmentType: f.AssessmentType,
 		FunnelID:       f.FunnelID,
@@ -147,14 +151,14 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 		Email:          f.Email,
 
 		HealthCreditScore:       r.HealthCredit,
-		SystolicBloodPressure:   f.SystolicBloodPressureMmhg,
-		DiastolicBloodPressure:  f.DiastolicBloodPressureMmhg,
-		HeartRateBpm:            f.HeartRateBpm,
-		HeartRateVariabilityMs:  f.HeartRateVariabilityMs,
-		BreathingRateBpm:        f.BreathingRateBpm,
-		OxygenSaturationPercent: f.Oxygen,
-		Weight:                  WeightLb(f),
-		Age:                     score.Age(f, assessedAt(rec, at)),
+		SystolicBloodPressure:   in.Systolic,
+		DiastolicBloodPressure:  in.Diastolic,
+		HeartRateBpm:            in.HeartRate,
+		HeartRateVariabilityMs:  in.HRV,
+		BreathingRateBpm:        in.BreathingRate,
+		OxygenSaturationPercent: in.SpO2,
+		Weight:                  pounds(in.WeightLb),
+		Age:                     in.Age,
 
 		ActivityScore: r.Activity, ActivityScoreMax: score.Max,
 		SleepScore: r.Sleep, SleepScoreMax: score.Max,
@@ -178,7 +182,7 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 
 		StressIndex:  r.StressIndex,
 		Sex:          f.BiologicalSex,
-		Height:       Height(f),
+		Height:       feetAndInches(in.HeightIn),
 		SmokerStatus: SmokerStatus(f),
 		Diabetic:     yesNo(f.Diabetic),
 		Hypertension: yesNo(f.Hypertension),
@@ -196,35 +200,29 @@ func assessedAt(rec record.Record, at time.Time) time.Time {
 	return at
 }
 
-// LbPerKg is the conversion the contract names: 1 kg = 2.20462 lb.
-const LbPerKg = 2.20462
+// WeightLb is the weight the model reads (score.BodyOf), in pounds to one
+// decimal: weightLb, else weightKg × 2.20462; null when unknown or left
+// out as implausible.
+func WeightLb(f record.Fields) *float64 { return pounds(score.BodyOf(f).WeightLb) }
 
-// WeightLb is the weight in pounds, one decimal: weightLb, else weightKg
-// converted.
-func WeightLb(f record.Fields) *float64 {
-	var lb float64
-	switch {
-	case f.WeightLb != nil:
-		lb = *f.WeightLb
-	case f.WeightKg != nil:
-		lb = *f.WeightKg * LbPerKg
-	default:
+func pounds(lb *float64) *float64 {
+	if lb == nil {
 		return nil
 	}
-	v := math.Round(lb*10+1e-9) / 10
-	return &v
+	return new(math.Round(*lb*10+1e-9) / 10)
 }
 
-// Height is the height as feet and inches, like 5'10": rounded to the whole
-// inch, 12 inches carrying to a foot.
-func Height(f record.Fields) *string {
-	in := score.HeightInches(f)
+// Height is the height the model reads (score.BodyOf) as feet and inches,
+// like 5'10": rounded to the whole inch, 12 inches carrying to a foot;
+// null when unknown or left out as implausible.
+func Height(f record.Fields) *string { return feetAndInches(score.BodyOf(f).HeightIn) }
+
+func feetAndInches(in *float64) *string {
 	if in == nil {
 		return nil
 	}
 	total := int(math.Round(*in + 1e-9))
-	s := fmt.Sprintf(`%d'%d"`, total/12, total%12)
-	return &s
+	return new(fmt.Sprintf(`%d'%d"`, total/12, total%12))
 }
 
 // SmokerStatus is smokerRiskStatus when given (it carries more than yes or

@@ -115,6 +115,14 @@ func TestConversions(t *testing.T) {
 		{f("heightCm", 180.0), `5'11"`},                                    // 70.87 in
 		{f("heightCm", 152.4), `5'0"`},                                     // 60 in
 		{f("heightFt", 5.0, "heightIn", 10.0, "heightCm", 100.0), `5'10"`}, // feet and inches win
+		{f("heightIn", 36.0), `3'0"`},                                      // the shortest lone heightIn used
+		{f("heightIn", 35.9), "<nil>"},                                     // inches whose feet are missing
+		{f("heightIn", 10.0), "<nil>"},                                     // was 0'10" and a BMI of 1,085
+		{f("heightIn", 10.0, "heightCm", 170.0), `5'7"`},                   // the next plausible source
+		{f("heightFt", 8.0), `8'0"`},
+		{f("heightFt", 7.0, "heightIn", 20.0), "<nil>"},                    // 104 in: over 8 ft
+		{f("heightIn", 100.0), "<nil>"},                                    // a lone heightIn over 8 ft, stored before pads-score-2
+		{f("heightFt", 5.0, "heightIn", 10.0, "weightKg", 500.0), "<nil>"}, // BMI 158: weight and height both left out
 		{f(), "<nil>"},
 	}
 	for _, h := range heights {
@@ -129,12 +137,14 @@ func TestConversions(t *testing.T) {
 		{f("weightLb", 172.5), 172.5},
 		{f("weightKg", 70.0), 154.3},                  // 70 * 2.20462 = 154.3234
 		{f("weightKg", 100.0), 220.5},                 // 220.462
-		{f("weightLb", 150.0, "weightKg", 10.0), 150}, // pounds win
+		{f("weightLb", 150.0, "weightKg", 10.0), 150}, // pounds win, for BMI too
 		{f("weightLb", 150.04), 150},
+		{f("weightKg", 70.0, "heightCm", 80.0), -1}, // BMI 109: left out
 	}
 	for _, w := range weights {
-		if got := payload.WeightLb(w.fields); got == nil || *got != w.want {
-			t.Errorf("WeightLb(%v) = %v, want %v", w.fields, got, w.want)
+		got := payload.WeightLb(w.fields)
+		if w.want < 0 && got != nil || w.want >= 0 && (got == nil || *got != w.want) {
+			t.Errorf("WeightLb(%v) = %v, want %v (-1: null)", w.fields, got, w.want)
 		}
 	}
 	smokers := []struct {

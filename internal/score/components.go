@@ -1,7 +1,8 @@
 package score
 
 // A component maps one input to [0, 1], 1 best. The break points are the
-// published thresholds named at each function.
+// published thresholds named at each function; where a curve falls
+// between two of them, it falls in a straight line.
 
 // ramp is the straight line through (x0, y0) and (x1, y1), flat outside.
 func ramp(x, x0, y0, x1, y1 float64) float64 {
@@ -14,118 +15,83 @@ func ramp(x, x0, y0, x1, y1 float64) float64 {
 	return y0 + (y1-y0)*(x-x0)/(x1-x0)
 }
 
-// bloodPressure scores the ACC/AHA 2017 category; a normal reading that is
-// low (systolic < 90 or diastolic < 60 mmHg, AHA's hypotension) scores 0.7.
-func bloodPressure(sys, dia float64) float64 {
-	switch *BloodPressureCategory(&sys, &dia) {
-	case HypertensiveCrisis:
-		return 0
-	case HypertensionStage2:
-		return 0.3
-	case HypertensionStage1:
-		return 0.6
-	case Elevated:
-		return 0.8
-	}
-	if whole(sys) < 90 || whole(dia) < 60 {
-		return 0.7
+// normalRange is 1 inside lo-hi and falls in straight lines to 0 at zeroLo
+// below and zeroHi above: a wellness curve around a normal adult range.
+func normalRange(x, zeroLo, lo, hi, zeroHi float64) float64 {
+	switch {
+	case x < lo:
+		return ramp(x, zeroLo, 0, lo, 1)
+	case x > hi:
+		return ramp(x, hi, 1, zeroHi, 0)
 	}
 	return 1
 }
 
-// restingHeartRate is 1 from 50 to 60 bpm, falls linearly to 0.4 at 100 and
-// to 0 at 130 (all-cause mortality rises steadily with resting heart rate
-// above 60: Zhang et al., CMAJ 2016;188:E53-63), and falls below 50, to 0.6
-// at 40 and 0 at 20 (sinus bradycardia is < 50 bpm: ACC/AHA/HRS 2018
-// bradycardia guideline; NEWS2 gives its maximum 3 points at <= 40).
-func restingHeartRate(hr float64) float64 {
-	if hr < 40 {
-		return ramp(hr, 20, 0, 40, 0.6)
+// The vital-sign wellness components, on whole readings. Each is 1 over
+// the normal adult range and 0 where the red flags begin.
+
+// breathing: normal 12-20 per minute; 0 at 8 and 25, where NEWS2 gives 3
+// points.
+func breathing(rr float64) float64 { return normalRange(rr, 8, 12, 20, 25) }
+
+// oxygen: normal 95% or more (WHO 2011); 0 at 90%, hypoxaemia.
+func oxygen(spo2 float64) float64 { return ramp(spo2, 90, 0, 95, 1) }
+
+// systolic: 90-139 mmHg, neither hypotension (NHLBI) nor the stage 2 range
+// (ACC/AHA 2017); 0 at 70 and at 180. Hypertension itself is scored by
+// bloodPressure, in the cardiovascular part of the overall score.
+func systolic(sys float64) float64 { return normalRange(sys, 70, 90, 139, 180) }
+
+// heartRate: normal 50-100 bpm (ACC/AHA/HRS 2018 and 2015); 0 at 130 above.
+// Below 50 it falls gently, to 0 at 30: resting rates in the 40s are
+// common in fit adults, and below 40 is a red flag in any case.
+func heartRate(hr float64) float64 { return normalRange(hr, 30, 50, 100, 130) }
+
+// hrv scores an HRV value against the Nunan 2010 norms of its measure: 1
+// at or above the population mean, 0.5 at the bottom of the normal range,
+// 0 at a third of that bottom (SDNN 50/32/10.7 ms, RMSSD 42/19/6.3 ms).
+func hrv(ms float64, m HRVMeasure) float64 {
+	mean, low, _ := hrvNorms(m)
+	if ms >= low {
+		return ramp(ms, low, 0.5, mean, 1)
 	}
-	if hr < 50 {
-		return ramp(hr, 40, 0.6, 50, 1)
-	}
-	if hr <= 100 {
-		return ramp(hr, 60, 1, 100, 0.4)
-	}
-	return ramp(hr, 100, 0.4, 130, 0)
+	return ramp(ms, low/3, 0, low, 0.5)
 }
 
-// hrv scores RMSSD, or without it SDNN, against Nunan 2010: 1 at or above
-// the population mean, 0.5 at the bottom of the normal range, 0 at a third
-// of that bottom (RMSSD 42/19/6.3 ms, SDNN 50/32/10.7 ms).
-func hrv(sdnn, rmssd *float64) (float64, bool) {
-	v, mean, lo := rmssd, rmssdMean, rmssdLow
-	if v == nil {
-		v, mean, lo = sdnn, sdnnMean, sdnnLow
-	}
-	if v == nil {
-		return 0, false
-	}
-	if *v >= lo {
-		return ramp(*v, lo, 0.5, mean, 1), true
-	}
-	return ramp(*v, lo/3, 0, lo, 0.5), true
+// bloodPressure scores the ACC/AHA 2017 category of each reading and takes
+// the lower, as the guideline takes the higher category: systolic < 90 0,
+// 90-119 1, 120-129 0.8, 130-139 0.6, 140-180 0.3, > 180 0; diastolic < 60
+// 0, 60-79 1, 80-89 0.6, 90-120 0.3, > 120 0. Each reading's part only
+// falls as it leaves its normal range, so the component is monotone in
+// both: a lower systolic never scores less unless it drops below 90.
+func bloodPressure(sys, dia float64) float64 {
+	return min(systolicPart(sys), diastolicPart(dia))
 }
 
-// news2 holds the NEWS2 points (0-3) of the four vital signs pads measures,
-// per the Royal College of Physicians chart (2017), on whole readings.
-func news2Respiration(rr float64) int {
-	switch r := whole(rr); {
-	case r <= 8:
-		return 3
-	case r <= 11:
-		return 1
-	case r <= 20:
+func systolicPart(s float64) float64 {
+	switch {
+	case s < 90 || s > 180:
 		return 0
-	case r <= 24:
-		return 2
+	case s >= 140:
+		return 0.3
+	case s >= 130:
+		return 0.6
+	case s >= 120:
+		return 0.8
 	}
-	return 3
+	return 1
 }
 
-// news2SpO2 uses SpO2 scale 1 (patients without hypercapnic respiratory
-// failure): >=96 0, 94-95 1, 92-93 2, <=91 3.
-func news2SpO2(spo2 float64) int {
-	switch s := whole(spo2); {
-	case s >= 96:
+func diastolicPart(d float64) float64 {
+	switch {
+	case d < 60 || d > 120:
 		return 0
-	case s >= 94:
-		return 1
-	case s >= 92:
-		return 2
+	case d >= 90:
+		return 0.3
+	case d >= 80:
+		return 0.6
 	}
-	return 3
-}
-
-func news2Systolic(sys float64) int {
-	switch s := whole(sys); {
-	case s <= 90:
-		return 3
-	case s <= 100:
-		return 2
-	case s <= 110:
-		return 1
-	case s <= 219:
-		return 0
-	}
-	return 3
-}
-
-func news2Pulse(hr float64) int {
-	switch h := whole(hr); {
-	case h <= 40:
-		return 3
-	case h <= 50:
-		return 1
-	case h <= 90:
-		return 0
-	case h <= 110:
-		return 1
-	case h <= 130:
-		return 2
-	}
-	return 3
+	return 1
 }
 
 // bmiClass scores the WHO adult BMI classes (WHO Technical Report Series

@@ -7,36 +7,68 @@ import (
 	"github.com/pads-dev/pads/internal/record"
 )
 
-// Inputs are the measurements the model reads; nil is unknown.
+// HRVMeasure says which heart rate variability measure an HRV value is.
+type HRVMeasure int
+
+// The two short-term HRV measures pads receives.
+const (
+	SDNN  HRVMeasure = iota + 1 // heartRateVariabilityMs
+	RMSSD                       // rmssd
+)
+
+// Inputs are the measurements the model reads, each taken from one source
+// in one order (see FromRecord); nil is unknown. The sensitive payload
+// shows these values, so it never shows a value the model did not use.
 type Inputs struct {
+	Age                 *float64 // years
 	Systolic, Diastolic *float64 // mmHg
 	HeartRate           *float64 // resting, beats/min
-	SDNN                *float64 // heartRateVariabilityMs, ms
-	RMSSD               *float64 // ms
-	BreathingRate       *float64 // breaths/min
-	SpO2                *float64 // %
-	BMI                 *float64 // kg/m²
-	TotalChol, HDL, LDL *float64 // mg/dL
-	Triglycerides       *float64 // mg/dL
-	MetSComponents      *float64 // 0-5 metabolic syndrome components
-	TenYearCVD          *float64 // %
-	Smoker, Diabetic    *bool
 	IrregularHeartBeats *bool
+	HRV                 *float64   // ms
+	HRVMeasure          HRVMeasure // what HRV is; 0 when HRV is nil
+	BreathingRate       *float64   // breaths/min
+	SpO2                *float64   // %
+	BMI                 *float64   // kg/m²
+	TotalChol, HDL, LDL *float64   // mg/dL
+	Triglycerides       *float64   // mg/dL
+	MetSComponents      *float64   // 0-5 metabolic syndrome components
+	TenYearCVD          *float64   // %
+	Smoker, Diabetic    *bool
+
+	// WeightLb and HeightIn are the weight and height behind BMI after the
+	// plausibility rules of Body. The model reads them only through BMI;
+	// the payload shows them.
+	WeightLb, HeightIn *float64
 }
 
-// FromRecord reads the model's inputs from a record's fields. Heart rate
-// falls back to riskRestingHeartRate, then to 60000/ibi; BMI to riskBmi,
-// then to weight and height.
-func FromRecord(f record.Fields) Inputs {
+// FromRecord reads the model's inputs from a record's fields; at is when
+// the assessment completed, for the age. The source orders:
+//
+//   - heart rate: heartRateBpm, else riskRestingHeartRate, else 60000/ibi
+//     (to 0.1 bpm);
+//   - HRV: heartRateVariabilityMs (SDNN), else rmssd (RMSSD);
+//   - weight, height and BMI: see BodyOf;
+//   - age: see Age.
+func FromRecord(f record.Fields, at time.Time) Inputs {
+	hrv, measure := f.HeartRateVariabilityMs, SDNN
+	if hrv == nil {
+		hrv, measure = f.Rmssd, RMSSD
+	}
+	if hrv == nil {
+		measure = 0
+	}
+	body := BodyOf(f)
 	return Inputs{
+		Age:                 Age(f, at),
 		Systolic:            f.SystolicBloodPressureMmhg,
 		Diastolic:           f.DiastolicBloodPressureMmhg,
-		HeartRate:           first(f.HeartRateBpm, f.RiskRestingHeartRate, fromIBI(f.Ibi)),
-		SDNN:                f.HeartRateVariabilityMs,
-		RMSSD:               f.Rmssd,
+		HeartRate:           HeartRate(f),
+		IrregularHeartBeats: f.IrregularHeartBeats,
+		HRV:                 hrv,
+		HRVMeasure:          measure,
 		BreathingRate:       f.BreathingRateBpm,
 		SpO2:                f.Oxygen,
-		BMI:                 first(f.RiskBmi, bmi(f)),
+		BMI:                 body.BMI,
 		TotalChol:           f.RiskTotalCholestrol,
 		HDL:                 f.RiskHdl,
 		LDL:                 f.RiskLdl,
@@ -45,67 +77,24 @@ func FromRecord(f record.Fields) Inputs {
 		TenYearCVD:          f.RiskTenYrCvd,
 		Smoker:              f.Smoker,
 		Diabetic:            f.Diabetic,
-		IrregularHeartBeats: f.IrregularHeartBeats,
+		WeightLb:            body.WeightLb,
+		HeightIn:            body.HeightIn,
 	}
 }
 
-func first(vs ...*float64) *float64 {
-	for _, v := range vs {
-		if v != nil {
-			return v
-		}
+// HeartRate is the record's resting heart rate: heartRateBpm, else
+// riskRestingHeartRate, else 60000 / ibi rounded to 0.1 bpm (the value
+// the payload shows is the value scored).
+func HeartRate(f record.Fields) *float64 {
+	switch {
+	case f.HeartRateBpm != nil:
+		return f.HeartRateBpm
+	case f.RiskRestingHeartRate != nil:
+		return f.RiskRestingHeartRate
+	case f.Ibi != nil && *f.Ibi > 0:
+		return new(math.Round(600000 / *f.Ibi) / 10)
 	}
 	return nil
-}
-
-func fromIBI(ibi *float64) *float64 {
-	if ibi == nil || *ibi <= 0 {
-		return nil
-	}
-	hr := 60000 / *ibi
-	return &hr
-}
-
-// Conversion factors, exact by definition of the units.
-const (
-	KgPerLb   = 0.45359237
-	CmPerInch = 2.54
-)
-
-// WeightKg is the record's weight in kilograms, from weightKg or weightLb.
-func WeightKg(f record.Fields) *float64 {
-	if f.WeightKg != nil {
-		return f.WeightKg
-	}
-	if f.WeightLb != nil {
-		return new(*f.WeightLb * KgPerLb)
-	}
-	return nil
-}
-
-// HeightInches is the record's height in inches: heightFt*12 + heightIn,
-// heightIn alone (a whole height in inches), or heightCm / 2.54.
-func HeightInches(f record.Fields) *float64 {
-	if f.HeightFt != nil || f.HeightIn != nil {
-		if total := valueOr(f.HeightFt, 0)*12 + valueOr(f.HeightIn, 0); total > 0 {
-			return &total
-		}
-		return nil
-	}
-	if f.HeightCm != nil && *f.HeightCm > 0 {
-		return new(*f.HeightCm / CmPerInch)
-	}
-	return nil
-}
-
-func bmi(f record.Fields) *float64 {
-	kg, in := WeightKg(f), HeightInches(f)
-	if kg == nil || in == nil {
-		return nil
-	}
-	m := *in * CmPerInch / 100
-	v := *kg / (m * m)
-	return &v
 }
 
 // Age is the record's age at time at: age when given, else the completed
@@ -129,9 +118,11 @@ func Age(f record.Fields, at time.Time) *float64 {
 	if years < 0 {
 		return nil
 	}
-	a := float64(years)
-	return &a
+	return new(float64(years))
 }
+
+// atLeast reports whether the age is known and at least years.
+func atLeast(age *float64, years float64) bool { return age != nil && *age >= years }
 
 func valueOr(v *float64, otherwise float64) float64 {
 	if v == nil {
@@ -143,3 +134,13 @@ func valueOr(v *float64, otherwise float64) float64 {
 // round rounds half up. The tiny nudge makes a value that is x.5 on paper
 // but x.4999999999 in binary floating point round as it does by hand.
 func round(v float64) float64 { return math.Round(v + 1e-9) }
+
+// whole rounds a vital sign to the nearest whole unit, half up: every
+// blood pressure, heart rate, breathing and SpO2 rule is defined on whole
+// readings.
+func whole(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return new(round(*v))
+}

@@ -9,8 +9,14 @@ const (
 	CreditMax = 850
 )
 
+// FlagCap is the highest overall score a result with a red flag can have:
+// the top of the Poor band, so that its health credit (at most 515) is in
+// the Poor band too.
+const FlagCap = 39
+
 // Result is every category and score the sensitive payload carries; nil
-// is unknown (sent as null).
+// is unknown (sent as null). Flags are the red flags raised, most urgent
+// first.
 type Result struct {
 	Activity, Sleep, Equilibrium, Metabolism, Overall, Relaxation *float64
 	HealthCredit                                                  *float64
@@ -20,175 +26,198 @@ type Result struct {
 	ActivityCategory, SleepCategory, EquilibriumCategory                   *string
 	MetabolismCategory, OverallHealthCategory, RelaxationCategory          *string
 	HealthCreditCategory, StressIndex                                      *string
+
+	Flags []Flag
 }
 
-// mean is a weighted mean of the components known so far.
-type mean struct {
-	sum, weight float64
-	n           int
-}
-
-func (m *mean) add(g, w float64) {
-	m.sum += g * w
-	m.weight += w
-	m.n++
-}
-
-// score is the mean times Max, rounded, or nil with fewer than min
-// components known.
-func (m *mean) score(min int) *float64 {
-	if m.n < min || m.weight == 0 {
-		return nil
-	}
-	s := round(m.sum / m.weight * Max)
-	return &s
-}
-
-// Compute runs the whole model.
+// Compute runs the whole model. Categories and scores are given for a
+// known adult (18 or over) only; red flags are shown at every age they
+// apply to, in the category of their measurement and in the overall and
+// health credit categories.
 func Compute(in Inputs) Result {
-	r := Result{
-		BloodPressureCategory:        BloodPressureCategory(in.Systolic, in.Diastolic),
-		HeartRateCategory:            HeartRateCategory(in.HeartRate),
-		HeartRateVariabilityCategory: HeartRateVariabilityCategory(in.SDNN, in.RMSSD),
-		BreathingRateCategory:        BreathingRateCategory(in.BreathingRate),
-		OxygenSaturationCategory:     OxygenSaturationCategory(in.SpO2),
+	r := Result{Flags: RedFlags(in)}
+	if atLeast(in.Age, adultAge) {
+		v := readings(in)
+		r.categorize(in, v)
+		r.score(partsOf(in, v))
 	}
-	r.Metabolism = metabolism(in)
-	r.Equilibrium = equilibrium(in)
-	r.Relaxation = relaxation(in)
-	r.Activity = activity(in)
-	r.Sleep = sleep(in)
-	r.Overall = overall(in, r)
-	if r.Overall != nil {
-		c := round(CreditMin + (CreditMax-CreditMin)**r.Overall/Max)
-		r.HealthCredit = &c
-	}
-	r.MetabolismCategory = ScoreCategory(r.Metabolism)
-	r.EquilibriumCategory = ScoreCategory(r.Equilibrium)
-	r.RelaxationCategory = ScoreCategory(r.Relaxation)
-	r.ActivityCategory = ScoreCategory(r.Activity)
-	r.SleepCategory = ScoreCategory(r.Sleep)
-	r.OverallHealthCategory = ScoreCategory(r.Overall)
-	r.HealthCreditCategory = HealthCreditCategory(r.HealthCredit)
-	r.StressIndex = StressIndex(r.Relaxation)
+	r.showFlags()
 	return r
 }
 
-// metabolism: BMI (2), total cholesterol, LDL, HDL, triglycerides (1 each),
-// metabolic syndrome components (2), diabetes (1, 0.5 when diabetic).
-// At least 2 known.
-func metabolism(in Inputs) *float64 {
-	var m mean
-	if in.BMI != nil {
-		m.add(bmiClass(*in.BMI), 2)
+// categorize sets the measurement categories of an adult.
+func (r *Result) categorize(in Inputs, v vitals) {
+	if v.sys != nil && v.dia != nil {
+		r.BloodPressureCategory = label(BloodPressureCategory(*v.sys, *v.dia))
 	}
-	for _, c := range []struct {
-		v *float64
-		f func(float64) float64
-	}{{in.TotalChol, totalCholesterol}, {in.LDL, ldl}, {in.HDL, hdl}, {in.Triglycerides, triglycerides}} {
-		if c.v != nil {
-			m.add(c.f(*c.v), 1)
-		}
+	if v.hr != nil {
+		r.HeartRateCategory = label(HeartRateCategory(*v.hr, v.irregular))
 	}
-	if in.MetSComponents != nil {
-		m.add(metabolicSyndrome(*in.MetSComponents), 2)
+	if v.rr != nil {
+		r.BreathingRateCategory = label(BreathingRateCategory(*v.rr))
 	}
-	if in.Diabetic != nil {
-		m.add(yesNo(*in.Diabetic, 0.5), 1)
+	if v.spo2 != nil {
+		r.OxygenSaturationCategory = label(OxygenSaturationCategory(*v.spo2))
 	}
-	return m.score(2)
+	if in.HRV != nil {
+		r.HeartRateVariabilityCategory = label(HeartRateVariabilityCategory(*in.HRV, in.HRVMeasure))
+	}
 }
 
-// equilibrium is NEWS2 inverted: 100 * (1 - points / (3 * parameters)) over
-// respiration, SpO2, systolic pressure and pulse, whichever are known. At
-// least 2 known.
-func equilibrium(in Inputs) *float64 {
-	var m mean
-	add := func(v *float64, points func(float64) int) {
-		if v != nil {
-			m.add(1-float64(points(*v))/3, 1)
-		}
+// score sets the scores of an adult and their categories; a red flag caps
+// the overall score at FlagCap before the health credit is made from it.
+func (r *Result) score(p parts) {
+	r.Metabolism = weighted(2, term{p.bmi, 2}, term{p.totalChol, 1}, term{p.ldl, 1}, term{p.hdl, 1},
+		term{p.triglycerides, 1}, term{p.metS, 2}, term{p.diabetic, 1})
+	r.Equilibrium = weighted(2, term{p.breathing, 1}, term{p.oxygen, 1}, term{p.systolic, 1}, term{p.heartRate, 1})
+	if p.hrv != nil {
+		r.Relaxation = weighted(1, term{p.hrv, 2}, term{p.heartRate, 1})
 	}
-	add(in.BreathingRate, news2Respiration)
-	add(in.SpO2, news2SpO2)
-	add(in.Systolic, news2Systolic)
-	add(in.HeartRate, news2Pulse)
-	return m.score(2)
-}
-
-// relaxation: HRV (2) and resting heart rate (1). Needs HRV.
-func relaxation(in Inputs) *float64 {
-	var m mean
-	g, ok := hrv(in.SDNN, in.RMSSD)
-	if !ok {
-		return nil
+	if p.heartRate != nil {
+		r.Activity = weighted(1, term{p.heartRate, 2}, term{p.bmi, 1}, term{p.hrv, 1})
 	}
-	m.add(g, 2)
-	if in.HeartRate != nil {
-		m.add(restingHeartRate(*in.HeartRate), 1)
+	r.Sleep = weighted(2, term{p.hrv, 1}, term{p.heartRate, 1}, term{p.breathing, 1})
+	cardio := weighted(1, term{p.bloodPressure, 2}, term{p.tenYearCVD, 2}, term{p.smoker, 1})
+	r.Overall = weighted(2, term{fraction(cardio), 25}, term{fraction(r.Metabolism), 20}, term{fraction(r.Equilibrium), 20},
+		term{fraction(r.Relaxation), 15}, term{fraction(r.Activity), 10}, term{fraction(r.Sleep), 10})
+	if len(r.Flags) > 0 && r.Overall != nil && *r.Overall > FlagCap {
+		r.Overall = new(float64(FlagCap))
 	}
-	return m.score(1)
-}
-
-// activity is a proxy (pads measures no activity): resting heart rate (2),
-// BMI (1) and HRV (1), markers of cardiorespiratory fitness. Needs the
-// resting heart rate.
-func activity(in Inputs) *float64 {
-	if in.HeartRate == nil {
-		return nil
-	}
-	var m mean
-	m.add(restingHeartRate(*in.HeartRate), 2)
-	if in.BMI != nil {
-		m.add(bmiClass(*in.BMI), 1)
-	}
-	if g, ok := hrv(in.SDNN, in.RMSSD); ok {
-		m.add(g, 1)
-	}
-	return m.score(1)
-}
-
-// sleep is a proxy (pads measures no sleep): HRV, resting heart rate and
-// breathing rate (NEWS2), one each, markers of recovery. At least 2 known.
-func sleep(in Inputs) *float64 {
-	var m mean
-	if g, ok := hrv(in.SDNN, in.RMSSD); ok {
-		m.add(g, 1)
-	}
-	if in.HeartRate != nil {
-		m.add(restingHeartRate(*in.HeartRate), 1)
-	}
-	if in.BreathingRate != nil {
-		m.add(1-float64(news2Respiration(*in.BreathingRate))/3, 1)
-	}
-	return m.score(2)
-}
-
-// overall: cardiovascular (25: blood pressure 2, 10-year CVD risk 2,
-// smoking 1), metabolism (20), equilibrium (20), relaxation (15), activity
-// (10), sleep (10), over those known. At least 2 known.
-func overall(in Inputs, r Result) *float64 {
-	var m mean
-	var cardio mean
-	if in.Systolic != nil && in.Diastolic != nil {
-		cardio.add(bloodPressure(*in.Systolic, *in.Diastolic), 2)
-	}
-	if in.TenYearCVD != nil {
-		cardio.add(tenYearCVD(*in.TenYearCVD), 2)
-	}
-	if in.Smoker != nil {
-		cardio.add(yesNo(*in.Smoker, 0.2), 1)
-	}
-	if cardio.n > 0 {
-		m.add(cardio.sum/cardio.weight, 25)
+	if r.Overall != nil {
+		r.HealthCredit = new(round(CreditMin + (CreditMax-CreditMin)**r.Overall/Max))
+		r.HealthCreditCategory = label(HealthCreditCategory(*r.HealthCredit))
 	}
 	for _, s := range []struct {
-		v *float64
-		w float64
-	}{{r.Metabolism, 20}, {r.Equilibrium, 20}, {r.Relaxation, 15}, {r.Activity, 10}, {r.Sleep, 10}} {
-		if s.v != nil {
-			m.add(*s.v/Max, s.w)
+		score *float64
+		cat   **string
+	}{{r.Metabolism, &r.MetabolismCategory}, {r.Equilibrium, &r.EquilibriumCategory}, {r.Relaxation, &r.RelaxationCategory},
+		{r.Activity, &r.ActivityCategory}, {r.Sleep, &r.SleepCategory}, {r.Overall, &r.OverallHealthCategory}} {
+		if s.score != nil {
+			*s.cat = label(ScoreCategory(*s.score))
 		}
 	}
-	return m.score(2)
+	if r.Relaxation != nil {
+		r.StressIndex = label(StressIndex(*r.Relaxation))
+	}
+}
+
+// showFlags writes each flag's label into the category of its measurement
+// (the first flag of each wins) and the first flag's into the overall and
+// health credit categories, so the categories say why.
+func (r *Result) showFlags() {
+	if len(r.Flags) == 0 {
+		return
+	}
+	r.OverallHealthCategory = label(r.Flags[0].Label)
+	r.HealthCreditCategory = label(r.Flags[0].Label)
+	shown := map[Measurement]bool{Combined: true}
+	for _, f := range r.Flags {
+		if shown[f.Measurement] {
+			continue
+		}
+		shown[f.Measurement] = true
+		switch f.Measurement {
+		case BloodPressure:
+			r.BloodPressureCategory = label(f.Label)
+		case HeartRateReading:
+			r.HeartRateCategory = label(f.Label)
+		case BreathingRate:
+			r.BreathingRateCategory = label(f.Label)
+		case OxygenSaturation:
+			r.OxygenSaturationCategory = label(f.Label)
+		}
+	}
+}
+
+// parts are an adult's components; nil is unknown, or not applicable at
+// the person's age.
+type parts struct {
+	breathing, oxygen, systolic, heartRate, hrv *float64
+	bloodPressure, tenYearCVD, smoker           *float64
+	bmi, totalChol, ldl, hdl, triglycerides     *float64
+	metS, diabetic                              *float64
+}
+
+// Age bands narrower than adulthood: the WHO adult BMI classes and the NCEP
+// ATP III lipid classes are for adults aged 20 or over; the ACC/AHA 2019
+// 10-year risk bands for ages 40 to 75.
+const (
+	adultTablesAge         = 20
+	riskMinAge, riskMaxAge = 40, 75
+)
+
+func partsOf(in Inputs, v vitals) parts {
+	p := parts{
+		breathing: apply(v.rr, breathing),
+		oxygen:    apply(v.spo2, oxygen),
+		systolic:  apply(v.sys, systolic),
+		heartRate: apply(v.hr, heartRate),
+		metS:      apply(in.MetSComponents, metabolicSyndrome),
+		smoker:    applyBool(in.Smoker, 0.2),
+		diabetic:  applyBool(in.Diabetic, 0.5),
+	}
+	if in.HRV != nil {
+		p.hrv = new(hrv(*in.HRV, in.HRVMeasure))
+	}
+	if v.sys != nil && v.dia != nil {
+		p.bloodPressure = new(bloodPressure(*v.sys, *v.dia))
+	}
+	if atLeast(in.Age, adultTablesAge) {
+		p.bmi = apply(in.BMI, bmiClass)
+		p.totalChol = apply(in.TotalChol, totalCholesterol)
+		p.ldl = apply(in.LDL, ldl)
+		p.hdl = apply(in.HDL, hdl)
+		p.triglycerides = apply(in.Triglycerides, triglycerides)
+	}
+	if atLeast(in.Age, riskMinAge) && *in.Age <= riskMaxAge {
+		p.tenYearCVD = apply(in.TenYearCVD, tenYearCVD)
+	}
+	return p
+}
+
+func apply(v *float64, component func(float64) float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return new(component(*v))
+}
+
+func applyBool(v *bool, yes float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return new(yesNo(*v, yes))
+}
+
+// fraction turns a 0-100 score into a 0-1 component of the overall score.
+func fraction(score *float64) *float64 {
+	if score == nil {
+		return nil
+	}
+	return new(*score / Max)
+}
+
+// term is one component of a score with its weight.
+type term struct {
+	v *float64
+	w float64
+}
+
+// weighted is the weighted mean of the terms known, times Max, rounded
+// half up; nil with fewer than min terms known. Unknown inputs narrow a
+// score rather than lower it.
+func weighted(min int, terms ...term) *float64 {
+	var sum, weight float64
+	n := 0
+	for _, t := range terms {
+		if t.v != nil {
+			sum += *t.v * t.w
+			weight += t.w
+			n++
+		}
+	}
+	if n < min || weight == 0 {
+		return nil
+	}
+	return new(round(sum / weight * Max))
 }
