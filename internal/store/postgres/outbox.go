@@ -13,8 +13,6 @@ import (
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-const deliveryColumns = sqlstore.DeliveryColumns
-
 // The shared queries, with PostgreSQL's placeholders.
 var (
 	listDeliveries = sqlstore.Rebind(sqlstore.ListDeliveries)
@@ -30,18 +28,11 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	var out []store.Claimed
 	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
 		out = out[:0]
-		skipClients, skipIDs := []string{}, []string{}
+		skip := []string{}
 		for _, k := range req.Skip {
-			skipClients, skipIDs = append(skipClients, k.ClientID), append(skipIDs, k.ID)
+			skip = append(skip, k.ClientID+"/"+k.ID)
 		}
-		// next_at moves to the lease's end, as in the SQLite store.
-		rows, err := t.Query(ctx, "UPDATE deliveries d SET lease_owner = $1, lease_until = $2, next_at = $2 FROM events e, records r WHERE d.id IN ("+
-			`SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-			AND NOT EXISTS (SELECT 1 FROM unnest($4::text[], $5::text[]) AS skip (client_id, id)
-				WHERE skip.client_id = deliveries.client_id AND skip.id = deliveries.destination)
-			ORDER BY next_at, id LIMIT $6 FOR UPDATE SKIP LOCKED)
-			AND e.id = d.event_id AND r.id = e.record_id RETURNING `+deliveryColumns+", e.payload",
-			req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), skipClients, skipIDs, req.Limit)
+		rows, err := t.Query(ctx, qClaim, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), skip, req.Limit)
 		if err != nil {
 			return err
 		}
@@ -62,15 +53,11 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 func (s *Store) Finish(ctx context.Context, f store.Finished) error {
 	response := s.codec.SealResponse(f.MessageID, f.Response)
 	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-		if _, err := t.Exec(ctx, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
-			status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
+		if _, err := t.Exec(ctx, qInsertAttempt, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
 			sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), response); err != nil {
 			return err
 		}
-		_, err := t.Exec(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_owner = NULL,
-			lease_until = NULL, updated_at = $4, last_error = $5 WHERE id = $6 AND lease_owner = $7 AND series = $8`,
-			f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), sqlstore.NullString(f.ErrorClass),
+		_, err := t.Exec(ctx, qFinish, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), sqlstore.NullString(f.ErrorClass),
 			f.DeliveryID, f.Owner, f.Series)
 		return err
 	})

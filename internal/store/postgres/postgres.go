@@ -133,11 +133,9 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	}
 	var row pgx.Row
 	if l.PatientUUID != "" {
-		row = s.pool.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3",
-			l.ClientID, l.PatientUUID, l.AssessmentType)
+		row = s.pool.QueryRow(ctx, qFindByKey, l.ClientID, l.PatientUUID, l.AssessmentType)
 	} else {
-		row = s.pool.QueryRow(ctx, selectRow+` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
-			ORDER BY updated_at DESC, id DESC LIMIT 1`, l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))
+		row = s.pool.QueryRow(ctx, qFindByEmail, l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))
 	}
 	r, found, err := scanRow(row)
 	if err != nil {
@@ -180,8 +178,7 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	if s.closed.Load() {
 		return record.Record{}, store.ErrClosed
 	}
-	row, found, err := scanRow(s.pool.QueryRow(ctx, selectRow+" WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3",
-		key.ClientID, key.PatientUUID, key.AssessmentType))
+	row, found, err := scanRow(s.pool.QueryRow(ctx, qFindByKey, key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
 		return record.Record{}, fmt.Errorf("get record: %w", err)
 	}

@@ -12,8 +12,6 @@ import (
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-const selectRow = "SELECT " + sqlstore.RowColumns + " FROM records"
-
 func scanRow(sc pgx.Row) (sqlstore.Row, bool, error) { return sqlstore.ScanRow(sc, pgx.ErrNoRows) }
 
 // tx is sqlstore.Tx over one pgx transaction. pgx prepares and caches each
@@ -29,10 +27,8 @@ type tx struct{ pgx.Tx }
 // other, and the second finds the first's record (and gets a conflict).
 func (t tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (record.Key, int64, bool, error) {
 	b := &pgx.Batch{}
-	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-		"email\x1f"+clientID+"\x1f"+assessmentType+"\x1f"+hex.EncodeToString(indexes[0]))
-	b.Queue(`SELECT patient_uuid, version FROM records WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
-		ORDER BY updated_at DESC, id DESC LIMIT 1`, clientID, assessmentType, indexes)
+	b.Queue(qLockEmail, "email\x1f"+clientID+"\x1f"+assessmentType+"\x1f"+hex.EncodeToString(indexes[0]))
+	b.Queue(qVersionByEmail, clientID, assessmentType, indexes)
 	br := t.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
@@ -59,10 +55,7 @@ func returnedID(r pgx.Row) (int64, error) {
 // Insert writes nothing when the key exists (ON CONFLICT DO NOTHING): a
 // unique violation would abort the whole batch's transaction.
 func (t tx) Insert(ctx context.Context, r *sqlstore.Row) (int64, error) {
-	return returnedID(t.QueryRow(ctx, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
-		created_at, updated_at, form_completed_at, assessment_completed_at) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10)
-		ON CONFLICT (client_id, patient_uuid, assessment_type) DO NOTHING RETURNING id`,
-		r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
+	return returnedID(t.QueryRow(ctx, qInsertRecord, r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
 		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)))
 }
 
@@ -70,27 +63,16 @@ func (t tx) Update(ctx context.Context, r *sqlstore.Row, version int64, reindex 
 	form, assessment := sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)
 	k := r.Key
 	if reindex {
-		return returnedID(t.QueryRow(ctx, `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, version = version + 1,
-			updated_at = $4, form_completed_at = $5, assessment_completed_at = $6
-			WHERE client_id = $7 AND patient_uuid = $8 AND assessment_type = $9 AND version = $10 RETURNING id`,
-			r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
+		return returnedID(t.QueryRow(ctx, qUpdateRecord, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
 	}
-	// No indexed column changes: PostgreSQL can update the row in place (a
-	// heap-only tuple) without touching an index.
-	return returnedID(t.QueryRow(ctx, `UPDATE records SET funnel_id = $1, sealed = $2, version = version + 1, updated_at = $3,
-		form_completed_at = $4, assessment_completed_at = $5
-		WHERE client_id = $6 AND patient_uuid = $7 AND assessment_type = $8 AND version = $9 RETURNING id`,
-		r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
+	return returnedID(t.QueryRow(ctx, qRewriteRecord, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
 }
 
 func (t tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
-	return t.QueryRow(ctx, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-		recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
+	return t.QueryRow(ctx, qInsertEvent, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
 }
 
 func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {
-	return t.QueryRow(ctx, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
-		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10) RETURNING id`,
-		d.MessageID, d.EventID, d.Key.ClientID, d.Destination, string(d.DataType), d.State, d.Series,
+	return t.QueryRow(ctx, qInsertDelivery, d.MessageID, d.EventID, d.Key.ClientID, d.Destination, string(d.DataType), d.State, d.Series,
 		d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano()).Scan(&d.ID)
 }

@@ -1,0 +1,173 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
+	"github.com/pads-dev/pads/internal/store/storetest"
+)
+
+// planRecords is how many records (each with an event and a delivery) the
+// plan test puts in the tables: enough that a walk of a client's records,
+// instead of an index probe, cannot pass for one.
+const planRecords = 100_000
+
+// TestEveryLookupIsAnIndexProbe runs each statement of a save, a claim and
+// a finish under EXPLAIN ANALYZE on tables of 100,000 records of one
+// client, with the tables never analyzed and analyzed, and with generic
+// and custom plans forced, and fails when one reads more than a handful
+// of rows. A generic plan made while the tables were empty once answered
+// key lookups by walking the email index: every save read all of its
+// client's records.
+func TestEveryLookupIsAnIndexProbe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills tables with 100,000 records")
+	}
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	s, err := Open(ctx, dbURL, store.Config{Keys: storetest.Keyring(t, "e1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // the schema is made; the test works on its own connection
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	fill(t, conn)
+
+	uuid := func(i int) string { return fmt.Sprintf("'%s'", planUUID(i)) }
+	email := func(i int) string { return fmt.Sprintf("ARRAY[decode(md5('e%d'), 'hex')]::bytea[]", i) }
+	row := `'acme', %s, 'faceScan', 'acme-main', decode(md5('e1'), 'hex'), '\x00'::bytea, 1, 2, NULL, NULL`
+	cases := []struct {
+		name, sql, args string
+		most          int // rows the statement may read
+	}{
+		{"find by key, found", qFindByKey, "'acme', " + uuid(77) + ", 'faceScan'", 1},
+		{"find by key, none (a create)", qFindByKey, "'acme', " + uuid(-1) + ", 'faceScan'", 0},
+		{"find by email, found", qFindByEmail, "'acme', 'faceScan', " + email(77), 1},
+		{"find by email, none", qFindByEmail, "'acme', 'faceScan', " + email(-1), 0},
+		{"commit: version by email", qVersionByEmail, "'acme', 'faceScan', " + email(77), 1},
+		{"commit: insert a record", qInsertRecord, fmt.Sprintf(row, uuid(-1)), 0},
+		{"commit: insert an existing key", qInsertRecord, fmt.Sprintf(row, uuid(77)), 0},
+		{"commit: update", qUpdateRecord, "'acme-main', decode(md5('e2'), 'hex'), '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1},
+		{"commit: update keeping the email", qRewriteRecord, "'acme-main', '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1},
+		{"claim ten", qClaim, "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], 10", 50},
+		{"finish", qFinish, "'delivered', 1, 0, 3, NULL, 100, 'p', 1", 1},
+	}
+	n := 0
+	for _, stats := range []string{"never analyzed", "analyzed"} {
+		if stats == "analyzed" {
+			exec(t, conn, "ANALYZE records, events, deliveries")
+		}
+		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+			exec(t, conn, "SET plan_cache_mode = "+mode)
+			for _, c := range cases {
+				n++
+				name := fmt.Sprintf("q%d", n)
+				exec(t, conn, "PREPARE "+name+" AS "+c.sql)
+				read, plan := rowsRead(t, conn, "EXECUTE "+name+"("+c.args+")")
+				if read > c.most {
+					t.Errorf("%s (%s, %s): read %d rows, want at most %d:\n%s", c.name, stats, mode, read, c.most, plan)
+				}
+			}
+		}
+	}
+}
+
+// planUUID is the uuid of the i-th record fill makes; no record has a
+// negative number.
+func planUUID(i int) string {
+	if i < 0 {
+		return "ffffffff-0000-4000-8000-000000000000"
+	}
+	return fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
+}
+
+// fill makes planRecords records of client acme, an event each and a
+// delivery each (1% pending and due, 1% pending later, the rest
+// delivered), with autovacuum off so that the tables stay never analyzed
+// until the test analyzes them.
+func fill(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	exec(t, conn, `ALTER TABLE records SET (autovacuum_enabled = false);
+		ALTER TABLE events SET (autovacuum_enabled = false);
+		ALTER TABLE deliveries SET (autovacuum_enabled = false)`)
+	exec(t, conn, fmt.Sprintf(`INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, created_at, updated_at)
+		SELECT 'acme', lpad(i::text, 8, '0') || '-0000-4000-8000-000000000000', 'faceScan', 'acme-main',
+			decode(md5('e' || i), 'hex'), '\x00'::bytea, i, i FROM generate_series(0, %d) AS i`, planRecords-1))
+	exec(t, conn, `INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload)
+		SELECT id, 'acme-main', 'non-sensitive', 'pads-score-2', id, '\x00'::bytea FROM records`)
+	exec(t, conn, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
+		next_at, created_at, updated_at, lease_owner)
+		SELECT 'msg_' || id, id, 'acme', 'production-1', 'non-sensitive',
+			CASE WHEN id % 100 IN (0, 1) THEN 'pending' ELSE 'delivered' END, 1, 1,
+			CASE WHEN id % 100 = 1 THEN 9e18::bigint ELSE id END, id, id, CASE WHEN id = 100 THEN 'p' END FROM events`)
+}
+
+func exec(t *testing.T, conn *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// rowsRead runs statement under EXPLAIN ANALYZE in a transaction it rolls
+// back, and returns the table rows its scans read (returned or filtered
+// out, over every loop) and the plan.
+func rowsRead(t *testing.T, conn *pgx.Conn, statement string) (int, string) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var out string
+	if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+statement).Scan(&out); err != nil {
+		t.Fatalf("%s: %v", statement, err)
+	}
+	var doc []struct{ Plan planNode }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	n := doc[0].Plan.read(&b, "")
+	return n, b.String()
+}
+
+type planNode struct {
+	NodeType      string     `json:"Node Type"`
+	IndexName     string     `json:"Index Name"`
+	RelationName  string     `json:"Relation Name"`
+	ActualRows    float64    `json:"Actual Rows"`
+	ActualLoops   float64    `json:"Actual Loops"`
+	RemovedFilter float64    `json:"Rows Removed by Filter"`
+	RemovedCheck  float64    `json:"Rows Removed by Index Recheck"`
+	Plans         []planNode `json:"Plans"`
+}
+
+// read sums the table rows read by the scans of the plan under n, and
+// writes the plan to b.
+func (n planNode) read(b *strings.Builder, indent string) int {
+	fmt.Fprintf(b, "%s%s %s %s: rows %.0f, removed %.0f, loops %.0f\n", indent, n.NodeType, n.RelationName, n.IndexName,
+		n.ActualRows, n.RemovedFilter+n.RemovedCheck, n.ActualLoops)
+	total := 0
+	switch n.NodeType {
+	case "Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan", "Tid Scan":
+		total = int((n.ActualRows + n.RemovedFilter + n.RemovedCheck) * n.ActualLoops)
+	}
+	for _, c := range n.Plans {
+		total += c.read(b, indent+"  ")
+	}
+	return total
+}

@@ -1,0 +1,54 @@
+package postgres
+
+import "github.com/pads-dev/pads/internal/store/sqlstore"
+
+// The statements the store runs on every save and delivery, named so that
+// TestEveryLookupIsAnIndexProbe can EXPLAIN exactly these.
+const (
+	selectRow = "SELECT " + sqlstore.RowColumns + " FROM records"
+
+	// qFindByKey takes client, patient uuid, assessment type.
+	qFindByKey = selectRow + " WHERE client_id = $1 AND patient_uuid = $2 AND assessment_type = $3"
+	// qFindByEmail takes client, assessment type, the email's indexes.
+	qFindByEmail = selectRow + ` WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
+		ORDER BY updated_at DESC, id DESC LIMIT 1`
+	// qLockEmail takes the name of the lock (see tx.ByEmail).
+	qLockEmail = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+	// qVersionByEmail is qFindByEmail for the key and version only.
+	qVersionByEmail = `SELECT patient_uuid, version FROM records WHERE client_id = $1 AND assessment_type = $2 AND email_index = ANY($3)
+		ORDER BY updated_at DESC, id DESC LIMIT 1`
+	qInsertRecord = `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
+		created_at, updated_at, form_completed_at, assessment_completed_at) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10)
+		ON CONFLICT (client_id, patient_uuid, assessment_type) DO NOTHING RETURNING id`
+	qUpdateRecord = `UPDATE records SET funnel_id = $1, email_index = $2, sealed = $3, version = version + 1,
+		updated_at = $4, form_completed_at = $5, assessment_completed_at = $6
+		WHERE client_id = $7 AND patient_uuid = $8 AND assessment_type = $9 AND version = $10 RETURNING id`
+	// qRewriteRecord is qUpdateRecord leaving the email index alone: no
+	// indexed column changes, so PostgreSQL can update the row in place (a
+	// heap-only tuple) without touching an index.
+	qRewriteRecord = `UPDATE records SET funnel_id = $1, sealed = $2, version = version + 1, updated_at = $3,
+		form_completed_at = $4, assessment_completed_at = $5
+		WHERE client_id = $6 AND patient_uuid = $7 AND assessment_type = $8 AND version = $9 RETURNING id`
+	qInsertEvent    = "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
+	qInsertDelivery = `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
+		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10) RETURNING id`
+
+	// qClaim takes owner, lease end, now, the destinations to skip as
+	// "client/id" (neither id can hold a '/'), and the limit. It walks the
+	// pending deliveries in (next_at, id) order down their index and stops
+	// at the limit: the skip is a filter on that walk, not a join, which
+	// would read every due delivery first. next_at moves to the lease's
+	// end, as in the SQLite store. SKIP LOCKED lets processes claim side by
+	// side without waiting on each other's rows.
+	qClaim = `UPDATE deliveries d SET lease_owner = $1, lease_until = $2, next_at = $2 FROM events e, records r WHERE d.id IN (
+		SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+		AND client_id || '/' || destination <> ALL($4::text[])
+		ORDER BY next_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)
+		AND e.id = d.event_id AND r.id = e.record_id RETURNING ` + sqlstore.DeliveryColumns + ", e.payload"
+	qInsertAttempt = `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
+		status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	// qFinish takes state, attempts, next at, updated at, last error, id,
+	// owner, series: it moves the delivery only while owner holds its lease.
+	qFinish = `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_owner = NULL,
+		lease_until = NULL, updated_at = $4, last_error = $5 WHERE id = $6 AND lease_owner = $7 AND series = $8`
+)
