@@ -50,7 +50,7 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 	row := `'acme', %s, 'faceScan', 'acme-main', decode(md5('e1'), 'hex'), '\x00'::bytea, 1, 2, NULL, NULL`
 	cases := []struct {
 		name, sql, args string
-		most          int // rows the statement may read
+		most            int // rows the statement may read
 	}{
 		{"find by key, found", qFindByKey, "'acme', " + uuid(77) + ", 'faceScan'", 1},
 		{"find by key, none (a create)", qFindByKey, "'acme', " + uuid(-1) + ", 'faceScan'", 0},
