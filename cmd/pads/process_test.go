@@ -326,7 +326,7 @@ func TestEveryDeliveryArrivesAfterKill9(t *testing.T) {
 			t.Fatalf("delivery for %s never arrived", u)
 		}
 	}
-	if !strings.Contains(p2.logs.String(), "recovered deliveries left in flight") {
+	if !strings.Contains(p2.logs.String(), "took over deliveries left by a process that is gone") {
 		t.Error("the restarted process must say it recovered in-flight deliveries")
 	}
 }

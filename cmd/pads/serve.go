@@ -75,17 +75,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer app.store.Close()
-	// With SQLite this process is the database's only server
-	// (lockDatabase), so any lease in it was left by a process that died:
-	// its deliveries are due. With PostgreSQL other processes may hold
-	// leases; a dead one's run out after limits.deliveryLease.
-	if isSQLite(cfg) {
-		if n, err := app.store.RecoverLeases(ctx); err != nil {
-			return fmt.Errorf("recover deliveries: %w", err)
-		} else if n > 0 {
-			logger.Info("recovered deliveries left in flight by a previous process", "deliveries", n)
-		}
-	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -239,8 +228,6 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *met
 	}
 	return postgres.Open(ctx, cfg.Database, sc) // validation allows only sqlite:// and postgres(ql)://
 }
-
-func isSQLite(cfg *config.Config) bool { return strings.HasPrefix(cfg.Database, "sqlite://") }
 
 // reloadOnHUP re-reads the config on SIGHUP. An invalid file is rejected
 // with its reason logged and the config in force stays. Keys that shape the

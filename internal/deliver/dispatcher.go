@@ -34,10 +34,15 @@ type Options struct {
 	// that other processes enqueue, replay or abandon.
 	Poll time.Duration
 	// Lease is how long a claim holds a delivery (default 2 minutes: four
-	// times the longest attempt).
-	Lease  time.Duration
-	Now    func() time.Time
-	Jitter func() float64
+	// times the longest attempt). A process that dies does not make others
+	// wait for it: its deliveries are taken over (see TakeOverEvery).
+	Lease time.Duration
+	// TakeOverEvery is how often the dispatcher checks its own hold on its
+	// deliveries and takes over those of processes that are gone
+	// (default 2s).
+	TakeOverEvery time.Duration
+	Now           func() time.Time
+	Jitter        func() float64
 }
 
 func (o Options) withDefaults() Options {
@@ -52,6 +57,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Lease == 0 {
 		o.Lease = 2 * time.Minute
+	}
+	if o.TakeOverEvery == 0 {
+		o.TakeOverEvery = 2 * time.Second
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -75,6 +83,12 @@ type Dispatcher struct {
 	observer Observer
 	opts     Options
 	owner    string
+	// hold keeps owner alive in the database while the process runs (nil
+	// while it could not be taken); tookOver is when the dispatcher last
+	// took over the deliveries of processes that are gone. Both belong to
+	// the run goroutine.
+	hold     store.OwnerHold
+	tookOver time.Time
 
 	wake    chan struct{}
 	stop    chan struct{}
@@ -176,12 +190,50 @@ func (d *Dispatcher) Stop(ctx context.Context) {
 		<-done
 	}
 	d.cancel()
+	if d.hold != nil {
+		d.hold.Release()
+	}
+}
+
+// keepOwner holds this process's owner in the database (again, if the
+// hold broke), then takes over the deliveries of owners that are gone:
+// after a kill -9 or a crash, another process (or this one restarted)
+// delivers them within seconds, not when their lease ends.
+func (d *Dispatcher) keepOwner() {
+	d.tookOver = d.opts.Now()
+	ctx, cancel := context.WithTimeout(d.hard, 10*time.Second)
+	defer cancel()
+	if d.hold != nil && d.hold.Lost(ctx) {
+		d.log.Warn("the database lost this process's hold on its deliveries; taking it again (another process may try some of them meanwhile)")
+		d.hold.Release()
+		d.hold = nil
+	}
+	if d.hold == nil {
+		h, err := d.outbox.HoldOwner(ctx, d.owner)
+		if err != nil {
+			d.log.Error("hold this process's deliveries", "err", err)
+			return
+		}
+		d.hold = h
+	}
+	n, err := d.outbox.TakeOver(ctx, d.owner)
+	if err != nil {
+		d.log.Error("take over deliveries", "err", err)
+		return
+	}
+	if n > 0 {
+		d.log.Info("took over deliveries left by a process that is gone", "deliveries", n)
+		d.mu.Lock()
+		d.anyWork = true
+		d.mu.Unlock()
+	}
 }
 
 func (d *Dispatcher) run() {
 	defer close(d.stopped)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	d.keepOwner()
 	for {
 		select {
 		case <-d.stop:
@@ -191,6 +243,9 @@ func (d *Dispatcher) run() {
 			d.mu.Lock()
 			d.anyWork = true
 			d.mu.Unlock()
+		}
+		if d.opts.Now().Sub(d.tookOver) >= d.opts.TakeOverEvery {
+			d.keepOwner()
 		}
 		if !d.worthClaiming() {
 			timer.Reset(d.opts.Poll)

@@ -22,10 +22,17 @@ type Outbox interface {
 	// Release drops owner's leases on ids that were claimed but not tried,
 	// so they are due at once (a graceful shutdown).
 	Release(ctx context.Context, owner string, ids []int64) error
-	// RecoverLeases drops every lease, so deliveries a dead process had
-	// claimed are due at once. Only for a database one process serves (it
-	// is called at start, when every lease found belongs to a dead process).
-	RecoverLeases(ctx context.Context) (int, error)
+	// HoldOwner marks owner as alive, for as long as the process lives or
+	// until Release: leases of an owner nobody holds are taken over (see
+	// TakeOver). Lost reports a hold that broke (the database went away):
+	// the owner may then be taken over, and the process should claim under
+	// a new one.
+	HoldOwner(ctx context.Context, owner string) (OwnerHold, error)
+	// TakeOver drops the leases of every owner that is not alive (a process
+	// that died), so their deliveries are due at once, and returns how many
+	// it dropped. self is the caller's own owner, never taken over. The
+	// leases of a live owner, however slow its attempts, are left alone.
+	TakeOver(ctx context.Context, self string) (int, error)
 	// NextDue returns the earliest due time after after among pending
 	// deliveries (a scheduled retry); ok is false when there is none.
 	// Deliveries already due are not its concern: claims find them.
@@ -41,6 +48,14 @@ type Outbox interface {
 	Replay(ctx context.Context, r ReplayRequest) (int, error)
 	// OutboxStats counts what is waiting, at now.
 	OutboxStats(ctx context.Context, now time.Time) (OutboxStats, error)
+}
+
+// OwnerHold is a live owner's hold (see Outbox.HoldOwner).
+type OwnerHold interface {
+	// Lost reports whether the hold broke.
+	Lost(ctx context.Context) bool
+	// Release ends the hold: the owner is no longer alive.
+	Release()
 }
 
 // Delivery states.

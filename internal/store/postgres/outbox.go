@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,15 +79,85 @@ func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
 	})
 }
 
-// RecoverLeases drops every lease: only for a database one process serves.
-func (s *Store) RecoverLeases(ctx context.Context) (int, error) {
-	var n int64
-	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-		tag, err := t.Exec(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0 WHERE lease_owner IS NOT NULL")
-		n = tag.RowsAffected()
-		return err
-	})
-	return int(n), err
+// HoldOwner takes a session-level advisory lock named by owner on a
+// connection of its own, kept open until Release: PostgreSQL releases it
+// the moment the process dies (its connections close), and TakeOver, in
+// any other process, then finds the lock free.
+func (s *Store) HoldOwner(ctx context.Context, owner string) (store.OwnerHold, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("hold owner: %w", err)
+	}
+	if _, err := conn.Exec(ctx, qLockOwner, owner); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("hold owner: %w", err)
+	}
+	return &ownerHold{conn: conn}, nil
+}
+
+// ownerHold is the connection that holds an owner's lock.
+type ownerHold struct {
+	mu   sync.Mutex
+	conn *pgx.Conn
+}
+
+// Lost pings the holding connection: a connection that broke has lost
+// the lock with it.
+func (h *ownerHold) Lost(ctx context.Context) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return h.conn.Ping(ctx) != nil
+}
+
+// Release closes the connection, which releases the lock.
+func (h *ownerHold) Release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h.conn.Close(ctx)
+}
+
+// TakeOver tries the lock of each owner that holds leases; the lock of a
+// live owner is held by its process, so getting it means the owner is
+// gone: its leases are dropped, and the lock let go at once.
+func (s *Store) TakeOver(ctx context.Context, self string) (int, error) {
+	rows, err := s.pool.Query(ctx, qLeaseOwners, self)
+	if err != nil {
+		return 0, fmt.Errorf("take over: %w", err)
+	}
+	owners, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("take over: %w", err)
+	}
+	total := 0
+	for _, owner := range owners {
+		n, err := s.takeOver(ctx, owner)
+		if err != nil {
+			return total, fmt.Errorf("take over: %w", err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// takeOver drops owner's leases if its lock is free, holding the lock
+// meanwhile so that its process, were it somehow back, could not claim.
+func (s *Store) takeOver(ctx context.Context, owner string) (int, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	var free bool
+	if err := conn.QueryRow(ctx, qTryLockOwner, owner).Scan(&free); err != nil || !free {
+		return 0, err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), qUnlockOwner, owner)
+	tag, err := conn.Exec(ctx, qReleaseOwner, owner)
+	return int(tag.RowsAffected()), err
 }
 
 // NextDue returns the earliest scheduled due time after after.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -122,5 +123,47 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 	}
 	if strings.Contains(def, "updated_at") {
 		t.Fatalf("index after the upgrade: %s", def)
+	}
+}
+
+// A process's leases are taken over by another only once it is gone:
+// while it holds its owner, however long its attempts take, they are not.
+func TestLeasesOfALiveProcessAreNotTakenOver(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	keys := storetest.Keyring(t, "e1")
+	var stores [2]store.Store
+	for i := range stores {
+		s, err := postgres.Open(ctx, dbURL, store.Config{Keys: keys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	a, b := stores[0], stores[1]
+	if _, err := storetest.Saves(t, a).Save(ctx, "acme", storetest.Request("acme", "", "a@example.com", record.Fields{FormCompleted: new(true)})); err != nil {
+		t.Fatal(err)
+	}
+	hold, err := a.HoldOwner(ctx, "process-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().Add(time.Second)
+	claimed, err := a.Claim(ctx, store.ClaimRequest{Owner: "process-a", Now: now, LeaseUntil: now.Add(time.Hour), Limit: 10})
+	if err != nil || len(claimed) != 2 {
+		t.Fatalf("claim: %d, %v", len(claimed), err)
+	}
+	if n, err := b.TakeOver(ctx, "process-b"); err != nil || n != 0 {
+		t.Fatalf("TakeOver while process-a lives = %d, %v; want 0", n, err)
+	}
+	hold.Release() // process-a is gone: its connection closed
+	if n, err := b.TakeOver(ctx, "process-b"); err != nil || n != 2 {
+		t.Fatalf("TakeOver after process-a is gone = %d, %v; want its 2 leases", n, err)
+	}
+	got, err := b.Claim(ctx, store.ClaimRequest{Owner: "process-b", Now: now, LeaseUntil: now.Add(time.Hour), Limit: 10})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claim after the takeover: %d, %v", len(got), err)
 	}
 }

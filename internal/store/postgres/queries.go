@@ -51,4 +51,13 @@ const (
 	// owner, series: it moves the delivery only while owner holds its lease.
 	qFinish = `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_owner = NULL,
 		lease_until = NULL, updated_at = $4, last_error = $5 WHERE id = $6 AND lease_owner = $7 AND series = $8`
+
+	// The advisory lock of a live owner (see Store.HoldOwner); its key is
+	// a hash of the owner's name, kept apart from other locks by a prefix.
+	qLockOwner    = "SELECT pg_advisory_lock(hashtextextended('pads owner ' || $1, 0))"
+	qTryLockOwner = "SELECT pg_try_advisory_lock(hashtextextended('pads owner ' || $1, 0))"
+	qUnlockOwner  = "SELECT pg_advisory_unlock(hashtextextended('pads owner ' || $1, 0))"
+	// qLeaseOwners lists the owners of leases but self.
+	qLeaseOwners  = "SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL AND lease_owner <> $1"
+	qReleaseOwner = "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0 WHERE lease_owner = $1"
 )

@@ -87,11 +87,25 @@ func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
 	})
 }
 
-// RecoverLeases drops every lease.
-func (s *Store) RecoverLeases(ctx context.Context) (int, error) {
+// HoldOwner holds nothing: one pads serve serves a SQLite database (it
+// locks the file), so while it runs, its own owner is the only live one.
+func (s *Store) HoldOwner(ctx context.Context, owner string) (store.OwnerHold, error) {
+	return noHold{}, nil
+}
+
+type noHold struct{}
+
+func (noHold) Lost(context.Context) bool { return false }
+func (noHold) Release()                  {}
+
+// TakeOver drops every lease but self's: on a database one process serves,
+// any other owner is a process that died (or this process, under an owner
+// it gave up).
+func (s *Store) TakeOver(ctx context.Context, self string) (int, error) {
 	var n int64
 	err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
-		res, err := t.conn.ExecContext(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0 WHERE lease_owner IS NOT NULL")
+		res, err := t.conn.ExecContext(ctx, `UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0
+			WHERE lease_owner IS NOT NULL AND lease_owner <> ?`, self)
 		if err != nil {
 			return err
 		}

@@ -86,11 +86,21 @@ func testClaimLeases(t *testing.T, o Opener) {
 	if got := claim(t, s, "p4", now.Add(time.Minute)); len(got) != 1 || got[0].ID != later[0].ID {
 		t.Fatalf("a released delivery is due at once: %+v", got)
 	}
-	if n, err := s.RecoverLeases(context.Background()); err != nil || n != 2 {
-		t.Fatalf("RecoverLeases = %d, %v; want 2", n, err)
+	// p4 holds its owner (its process lives); p3 never did: a process that
+	// died. Taking over drops p3's lease and keeps p4's and the caller's.
+	hold, err := s.HoldOwner(context.Background(), "p4")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := claim(t, s, "p5", now.Add(time.Minute)); len(got) != 2 {
-		t.Fatalf("after RecoverLeases every delivery is due: %+v", got)
+	defer hold.Release()
+	if hold.Lost(context.Background()) {
+		t.Fatal("a fresh hold is lost")
+	}
+	if n, err := s.TakeOver(context.Background(), "p4"); err != nil || n != 1 {
+		t.Fatalf("TakeOver = %d, %v; want p3's one lease", n, err)
+	}
+	if got := claim(t, s, "p5", now.Add(time.Minute)); len(got) != 1 || got[0].ID == later[0].ID {
+		t.Fatalf("after TakeOver p3's delivery is due, p4's is not: %+v", got)
 	}
 }
 
