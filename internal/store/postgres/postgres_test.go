@@ -1,7 +1,10 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -165,5 +168,60 @@ func TestLeasesOfALiveProcessAreNotTakenOver(t *testing.T) {
 	got, err := b.Claim(ctx, store.ClaimRequest{Owner: "process-b", Now: now, LeaseUntil: now.Add(time.Hour), Limit: 10})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("claim after the takeover: %d, %v", len(got), err)
+	}
+}
+
+// A dump of the database holds no submitted email, name, phone number or
+// health value in clear: records, event payloads and answers are sealed,
+// and the email is kept only as a keyed hash.
+func TestADumpOfTheDatabaseHoldsNoValueInClear(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	pgDump, err := exec.LookPath("pg_dump")
+	if err != nil {
+		matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_dump")
+		if len(matches) == 0 {
+			t.Skip("no pg_dump on this machine")
+		}
+		pgDump = matches[len(matches)-1]
+	}
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, dbURL, store.Config{Keys: storetest.Keyring(t, "e1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	secrets := record.Fields{FirstName: new("Zebediah"), LastName: new("Quartermaine"),
+		PhoneNumber: new("555-867-5309"), City: new("Llanfairpwllgwyngyll"), SmokerRiskStatus: new("occasional-smoker"),
+		HeartRateBpm: new(73.25), SystolicBloodPressureMmhg: new(137.5), RiskTotalCholestrol: new(263.75),
+		Age: new(47.0), FormCompleted: new(true), AssessmentCompleted: new(true), // and the payloads of both events
+	}
+	if _, err := storetest.Saves(t, s).Save(ctx, "acme",
+		storetest.Request("acme", "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", "Unmistakable.Person@example.org", secrets)); err != nil {
+		t.Fatal(err)
+	}
+	// An attempt whose answer echoes the payload, as a receiver might.
+	now := time.Now().Add(time.Second)
+	claimed, err := s.Claim(ctx, store.ClaimRequest{Owner: "p", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 1})
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	c := claimed[0]
+	if err := s.Finish(ctx, store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: 1, Number: 1,
+		Owner: "p", StartedAt: now, StatusCode: 200, Response: c.Payload}, State: store.Delivered}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pgDump, "--data-only", "--dbname", dbURL).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pg_dump: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("COPY public.records")) {
+		t.Fatalf("the dump holds no records table:\n%.2000s", out)
+	}
+	for _, needle := range []string{"Unmistakable", "unmistakable", "Zebediah", "Quartermaine", "867-5309", "Llanfairpwllgwyngyll",
+		"occasional-smoker", "73.25", "137.5", "263.75"} {
+		if bytes.Contains(out, []byte(needle)) {
+			t.Errorf("the dump holds %q in clear", needle)
+		}
 	}
 }
