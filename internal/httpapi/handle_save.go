@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -136,14 +137,25 @@ func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, http.StatusBadRequest, errorBody{Message: ie.Error(), RequestID: requestID(r), Errors: ie.Errors})
 }
 
-// storeFailed answers a store error: 503 while pads stops or the caller
-// left, else 500 with the cause in the log (never in the answer).
+// storeFailed answers a store error: 503 while pads stops, the caller left
+// or the database is unavailable (then with Retry-After), else 500 with the
+// cause in the log (never in the answer).
+// retryAfterUnavailable is the Retry-After, in seconds, of a 503 for an
+// unavailable database.
+const retryAfterUnavailable = 5
+
 func storeFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, store.ErrClosed):
 		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The caller left before its save's turn: nothing was written.
+		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
+	case errors.Is(err, store.ErrUnavailable):
+		// Nothing was written, and the same request may succeed shortly:
+		// pads reconnects by itself.
+		log.Warn("database unavailable", "request_id", requestID(r), "route", infoFrom(r.Context()).route, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
 		writeError(w, r, http.StatusServiceUnavailable, "Service unavailable")
 	default:
 		log.Error("store error", "request_id", requestID(r), "route", infoFrom(r.Context()).route, "err", err)

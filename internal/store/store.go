@@ -26,6 +26,10 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrClosed: the store is closed or closing; nothing was written.
 	ErrClosed = errors.New("store: closed")
+	// ErrUnavailable: the database cannot be reached, or cannot take
+	// writes now (it is down or restarting, its disk is full); nothing was
+	// written. The same call may succeed later, without a restart.
+	ErrUnavailable = errors.New("store: database unavailable")
 	// ErrConflict: a commit found the record changed since it was read
 	// (or created meanwhile); nothing was written. Read it again and
 	// reapply the save.

@@ -139,7 +139,7 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	}
 	r, found, err := scanRow(row)
 	if err != nil {
-		return nil, fmt.Errorf("find record: %w", err)
+		return nil, fmt.Errorf("find record: %w", unavailable(err))
 	}
 	if !found {
 		return nil, nil
@@ -166,7 +166,7 @@ func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, er
 	case errors.Is(err, groupcommit.ErrClosed):
 		return store.Committed{}, store.ErrClosed
 	case err != nil:
-		return store.Committed{}, err
+		return store.Committed{}, unavailable(err)
 	case conflict:
 		return store.Committed{}, store.ErrConflict
 	}
@@ -180,7 +180,7 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	}
 	row, found, err := scanRow(s.pool.QueryRow(ctx, qFindByKey, key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
-		return record.Record{}, fmt.Errorf("get record: %w", err)
+		return record.Record{}, fmt.Errorf("get record: %w", unavailable(err))
 	}
 	if !found {
 		return record.Record{}, store.ErrNotFound

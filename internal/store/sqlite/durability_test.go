@@ -2,9 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/storetest"
 )
@@ -33,5 +38,46 @@ func TestTheWriterCommitsWithFullSyncInWALMode(t *testing.T) {
 	}
 	if sync != 2 || mode != "wal" {
 		t.Fatalf("writer: synchronous=%d journal_mode=%s, want 2 (FULL) and wal", sync, mode)
+	}
+}
+
+// A database that cannot grow (here: a page limit, as a full disk would)
+// answers saves with store.ErrUnavailable, writes nothing, and takes saves
+// again once there is room, without a reopen.
+func TestAFullDatabaseIsUnavailableUntilThereIsRoom(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(t, "e1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	limit := func(pages string) {
+		err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
+			_, err := t.conn.ExecContext(ctx, "PRAGMA max_page_count = "+pages)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pages int
+	if err := s.readDB.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	limit(strconv.Itoa(pages + 1))
+	saves := storetest.Saves(t, s)
+	var full error
+	var n int
+	for n = 0; n < 1000 && full == nil; n++ {
+		_, full = saves.Save(ctx, "acme", storetest.Request("acme", "", fmt.Sprintf("p%d@example.com", n),
+			record.Fields{City: new(strings.Repeat("x", 90))}))
+	}
+	if !errors.Is(full, store.ErrUnavailable) {
+		t.Fatalf("after %d saves into a full database: %v, want ErrUnavailable", n, full)
+	}
+	limit("1073741823")
+	if _, err := saves.Save(ctx, "acme", storetest.Request("acme", "", "later@example.com", record.Fields{})); err != nil {
+		t.Fatalf("a save once there is room again: %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func (w *writer) commitSave(ctx context.Context, c store.Commit) (store.Committe
 	})
 	switch {
 	case err != nil:
-		return store.Committed{}, closedAs(err)
+		return store.Committed{}, storeError(err)
 	case conflict:
 		return store.Committed{}, store.ErrConflict
 	}
@@ -66,14 +66,7 @@ func (w *writer) commitSave(ctx context.Context, c store.Commit) (store.Committe
 
 // do runs fn on the writer inside a transaction, like a save.
 func (w *writer) do(ctx context.Context, fn func(ctx context.Context, t *tx) error) error {
-	return closedAs(w.b.Do(ctx, fn))
-}
-
-func closedAs(err error) error {
-	if err == groupcommit.ErrClosed {
-		return store.ErrClosed
-	}
-	return err
+	return storeError(w.b.Do(ctx, fn))
 }
 
 func (w *writer) commit(batch []*groupcommit.Op[*tx]) {
