@@ -10,9 +10,13 @@
 #     PADS_BUILD_TAGS=pprof) one round runs and FILE gets pads' CPU profile.
 #     With PADS_LOAD_MODE=update the saves update 10,000 records (each
 #     one's first save creates it) instead of each creating a record.
+#     With PADS_LOAD_FILL=N the database first gets N records of the
+#     load's client (loadtest/fill), to measure pads on grown tables.
 #   loadtest/run.sh e2e [seconds]
 #     End to end, save answered -> signed webhook received: paced at
-#     1,000 saves/s, paced at 4,000 saves/s, then flat out.
+#     1,000 saves/s, paced at 4,000 saves/s, then flat out. With
+#     PADS_LOAD_DATABASE=postgres://... on that database, and with
+#     PADS_LOAD_PROCESSES=N that many pads processes on it, sent to in turn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = e2e ]; then
@@ -21,9 +25,10 @@ if [ "${1:-}" = e2e ]; then
   trap 'rm -rf "$bin"' EXIT
   GOTOOLCHAIN=local go build -o "$bin/pads" ./cmd/pads
   GOTOOLCHAIN=local go build -o "$bin/e2e" ./loadtest/e2e
-  "$bin/e2e" -pads "$bin/pads" -rate 1000 -duration "${secs}s"
-  "$bin/e2e" -pads "$bin/pads" -rate 4000 -duration "${secs}s"
-  "$bin/e2e" -pads "$bin/pads" -rate 0 -duration "${secs}s"
+  opts=(-pads "$bin/pads" -duration "${secs}s" -database "${PADS_LOAD_DATABASE:-}" -processes "${PADS_LOAD_PROCESSES:-1}")
+  "$bin/e2e" "${opts[@]}" -rate 1000
+  "$bin/e2e" "${opts[@]}" -rate 4000
+  "$bin/e2e" "${opts[@]}" -rate 0
   exit 0
 fi
 secs=${1:-15}
@@ -35,12 +40,16 @@ trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$wo
 export GOTOOLCHAIN=local
 go build ${PADS_BUILD_TAGS:+-tags "$PADS_BUILD_TAGS"} -o "$work/pads" ./cmd/pads
 go build -o "$work/bare" ./loadtest/bare
+database=${PADS_LOAD_DATABASE:-sqlite://$work/data/pads.db}
+if [ -n "${PADS_LOAD_FILL:-}" ]; then
+  go run ./loadtest/fill -database "$database" -records "$PADS_LOAD_FILL" -client load >&2
+fi
 
 key=load-test-key-0123456789
 cat > "$work/pads.yaml" <<YAML
 listen: 127.0.0.1:18080
 dataDir: $work/data
-database: ${PADS_LOAD_DATABASE:-sqlite://$work/data/pads.db}
+database: $database
 clients:
   - id: load
     apiKeys: [{key: $key}]

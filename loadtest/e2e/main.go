@@ -2,12 +2,16 @@
 // the signed webhook's arrival at a receiver, and the deliveries per second.
 // It runs the receiver, starts the pads binary given with -pads on a fresh
 // data dir, and sends saves that each complete a form (one delivery each),
-// either paced (-rate) or flat out (-rate 0). Run it with loadtest/run.sh e2e.
+// either paced (-rate) or flat out (-rate 0). With -database and
+// -processes N it starts N pads processes on one PostgreSQL database and
+// sends the saves to them in turn (round robin). Run it with
+// loadtest/run.sh e2e.
 package main
 
 import (
 	"bytes"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -35,7 +39,12 @@ func main() {
 	rate := flag.Int("rate", 1000, "saves per second; 0 sends flat out")
 	dur := flag.Duration("duration", 15*time.Second, "how long to send")
 	workers := flag.Int("workers", 64, "concurrent senders")
+	database := flag.String("database", "", "database URL (default: SQLite in a fresh data dir)")
+	processes := flag.Int("processes", 1, "pads processes sharing -database, sent to in turn")
 	flag.Parse()
+	if *processes > 1 && *database == "" {
+		log.Fatal("e2e: several processes need -database postgres://...")
+	}
 	if *padsBin == "" {
 		log.Fatal("e2e: -pads is required")
 	}
@@ -64,9 +73,9 @@ func main() {
 	}
 	go http.Serve(ln, recv)
 
-	base, stop := startPads(*padsBin, "http://"+ln.Addr().String())
+	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes)
 	defer stop()
-	tok := token(base)
+	tok := token(bases[0]) // the processes share their keys: it is good on each
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
 	jobs := make(chan int, *workers)
@@ -77,6 +86,7 @@ func main() {
 			for i := range jobs {
 				id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, time.Now().UnixNano()&0xffffffffffff)
 				body := fmt.Sprintf(`{"assessmentType":"faceScan","funnelID":"load-main","email":"p%d@example.com","patientUUID":%q,"firstName":"Ada","zip":"02134","formCompleted":true}`, i, id)
+				base := bases[i%len(bases)]
 				req, _ := http.NewRequest("POST", base+"/patient/savePatientData?dataType=non-sensitive", strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+tok)
 				req.Header.Set("Content-Type", "application/json")
@@ -144,6 +154,9 @@ func main() {
 	if *rate == 0 {
 		mode = "flat out"
 	}
+	if *processes > 1 {
+		mode += fmt.Sprintf(", %d processes", *processes)
+	}
 	fmt.Printf("e2e %s, %d workers, %v: %d saves answered (%.0f/s), %d delivered (%.0f events/s until the last arrival), %d lost, %d save errors, %d bad signatures\n",
 		mode, *workers, *dur, len(answered), float64(len(answered))/sendEnd.Sub(start).Seconds(), len(lat),
 		float64(len(lat))/last.Sub(start).Seconds(), len(answered)-len(lat), errs.Load(), badSig.Load())
@@ -159,14 +172,36 @@ func verify(key []byte, h http.Header, body []byte) bool {
 	return hmac.Equal([]byte(want), []byte(h.Get("webhook-signature")))
 }
 
-func startPads(bin, receiver string) (string, func()) {
+// startPads starts n pads processes on database (SQLite in the first
+// one's data dir when ""), sharing their secrets, and returns their base
+// URLs and what stops them.
+func startPads(bin, receiver, database string, n int) ([]string, func()) {
 	dir, err := os.MkdirTemp("", "pads-e2e-")
 	if err != nil {
 		log.Fatal(err)
 	}
-	port := freePort()
-	cfg := fmt.Sprintf(`listen: 127.0.0.1:%d
+	var bases []string
+	var cmds []*exec.Cmd
+	stop := func() {
+		for _, cmd := range cmds {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		os.RemoveAll(dir)
+	}
+	jwt, enc := newSecret(), newSecret()
+	for p := range n {
+		port := freePort()
+		data := filepath.Join(dir, strconv.Itoa(p))
+		db := ""
+		if database != "" {
+			db = fmt.Sprintf("database: %q\n", database)
+		}
+		cfg := fmt.Sprintf(`listen: 127.0.0.1:%d
 dataDir: %s
+%ssecrets:
+  jwtKeys: [{id: k1, key: %q}]
+  encryptionKeys: [{id: e1, key: %q}]
 destinations: {allowPrivateNetworks: true, allowPlainHTTP: true}
 clients:
   - id: load
@@ -177,23 +212,35 @@ clients:
       - type: webhook
         url: %s
         auth: {hmac: {secret: %q}}
-`, port, dir, receiver, secret)
-	path := filepath.Join(dir, "pads.yaml")
-	os.WriteFile(path, []byte(cfg), 0o600)
-	cmd := exec.Command(bin, "serve", "--config", path)
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		log.Fatal(err)
-	}
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	for range 200 {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
+`, port, data, db, jwt, enc, receiver, secret)
+		os.MkdirAll(data, 0o700)
+		path := filepath.Join(data, "pads.yaml")
+		os.WriteFile(path, []byte(cfg), 0o600)
+		cmd := exec.Command(bin, "serve", "--config", path)
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			stop()
+			log.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		cmds = append(cmds, cmd)
+		base := "http://127.0.0.1:" + strconv.Itoa(port)
+		for range 200 {
+			if resp, err := http.Get(base + "/healthz"); err == nil {
+				resp.Body.Close()
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		bases = append(bases, base)
 	}
-	return base, func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }
+	return bases, stop
+}
+
+// newSecret is a base64 key of 32 random bytes, for the config's secrets.
+func newSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 func freePort() int {
