@@ -12,6 +12,8 @@ type destinationTable struct {
 	cfg   *config.Config
 	byPtr map[*config.Destination]*deliver.Destination
 	all   []deliver.Destination
+	// unordered are the destinations with ordering: none.
+	unordered []store.DestinationRef
 }
 
 func newDestinationTable(cfg *config.Config) *destinationTable {
@@ -19,7 +21,11 @@ func newDestinationTable(cfg *config.Config) *destinationTable {
 	for i := range cfg.Clients {
 		cl := &cfg.Clients[i]
 		for j := range cl.Destinations {
-			t.all = append(t.all, destination(cfg.Destinations, cl.ID, &cl.Destinations[j]))
+			d := &cl.Destinations[j]
+			t.all = append(t.all, destination(cfg.Destinations, cl.ID, d))
+			if d.Ordering == config.OrderingNone {
+				t.unordered = append(t.unordered, store.DestinationRef{ClientID: cl.ID, ID: d.ID})
+			}
 		}
 	}
 	k := 0

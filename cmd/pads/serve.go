@@ -161,7 +161,10 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		"sns":     sns.NewSender(),
 	}
 	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { return a.dests.Load().resolve(ref) }
-	a.dispatcher = deliver.NewDispatcher(a.store, resolve, a.senders, logger, a.metrics, deliver.Options{Lease: cfg.Limits.DeliveryLease.D()})
+	a.dispatcher = deliver.NewDispatcher(a.store, resolve, a.senders, logger, a.metrics, deliver.Options{
+		Lease:     cfg.Limits.DeliveryLease.D(),
+		Unordered: func() []store.DestinationRef { return a.dests.Load().unordered },
+	})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()

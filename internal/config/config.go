@@ -134,7 +134,16 @@ type Destination struct {
 	Endpoint    string            `yaml:"endpoint"`
 	// RoleARN, for sns, is a role to assume for publishing.
 	RoleARN string `yaml:"roleArn"`
+	// Ordering is OrderingPerRecord (a record's deliveries in the order of
+	// their events) or OrderingNone.
+	Ordering string `yaml:"ordering"`
 }
+
+// The orderings of a destination's deliveries.
+const (
+	OrderingPerRecord = "per-record"
+	OrderingNone      = "none"
+)
 
 // legacyKey is how deliveries made before destinations had ids name their
 // destination: a hash of its client, environment, type and address. Such a

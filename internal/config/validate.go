@@ -73,6 +73,7 @@ func (c *Config) withDefaults() {
 			if d.Retry.Multiplier == 0 {
 				d.Retry.Multiplier = DefaultMultiplier
 			}
+			setDefault(&d.Ordering, OrderingPerRecord)
 		}
 	}
 }
@@ -302,6 +303,9 @@ func (c *Config) validateDestination(p string, d *Destination) error {
 	}
 	if m := d.Retry.Multiplier; m < 1 || m > 10 {
 		return c.errAt(p+".retry.multiplier", "must be between 1 and 10")
+	}
+	if d.Ordering != OrderingPerRecord && d.Ordering != OrderingNone {
+		return c.errAt(p+".ordering", "must be per-record or none")
 	}
 	switch d.Type {
 	case "webhook":

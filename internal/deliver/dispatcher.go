@@ -41,8 +41,12 @@ type Options struct {
 	// deliveries and takes over those of processes that are gone
 	// (default 2s).
 	TakeOverEvery time.Duration
-	Now           func() time.Time
-	Jitter        func() float64
+	// Unordered, when set, returns the destinations whose deliveries go out
+	// in any order; to all others a record's deliveries go in the order of
+	// their events.
+	Unordered func() []store.DestinationRef
+	Now       func() time.Time
+	Jitter    func() float64
 }
 
 func (o Options) withDefaults() Options {
@@ -60,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TakeOverEvery == 0 {
 		o.TakeOverEvery = 2 * time.Second
+	}
+	if o.Unordered == nil {
+		o.Unordered = func() []store.DestinationRef { return nil }
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -333,7 +340,8 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	// (see attempt) then never overflows, so nothing claimed is released.
 	limit := min(room, d.opts.PerDestination)
 	now := d.opts.Now()
-	claimed, err := d.outbox.Claim(d.hard, store.ClaimRequest{Owner: d.owner, Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: limit, Skip: skip})
+	claimed, err := d.outbox.Claim(d.hard, store.ClaimRequest{Owner: d.owner, Now: now, LeaseUntil: now.Add(d.opts.Lease),
+		Limit: limit, Skip: skip, Unordered: d.opts.Unordered()})
 	if err != nil {
 		d.log.Error("claim deliveries", "err", err)
 		return false, false
@@ -494,6 +502,11 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *Destination) {
 		// The lease runs out and the delivery is tried again: at least once.
 		d.log.Error("record attempt", "delivery_id", c.ID, "err", err)
 		return
+	}
+	if fin.State != store.Pending {
+		// A record's later delivery to this destination may have waited
+		// for this one (per-record order): it is due now.
+		d.Notify(c.Ref())
 	}
 	if outcome == "failed" {
 		d.log.Warn("delivery failed", "delivery_id", c.ID, "message_id", c.MessageID, "client", c.Key.ClientID,

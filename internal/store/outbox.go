@@ -111,6 +111,11 @@ type ClaimRequest struct {
 	Limit      int
 	// Skip lists destinations not to claim for (they are busy).
 	Skip []DestinationRef
+	// Unordered lists destinations whose deliveries go out in any order.
+	// To every other one, a record's deliveries go in the order their
+	// events were raised: one waits while an earlier one of its record to
+	// the same destination is pending (its retries included).
+	Unordered []DestinationRef
 }
 
 // Attempt is one try of a delivery.

@@ -29,11 +29,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	var out []store.Claimed
 	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
 		out = out[:0]
-		skip := []string{}
-		for _, k := range req.Skip {
-			skip = append(skip, k.ClientID+"/"+k.ID)
-		}
-		rows, err := t.Query(ctx, qClaim, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), skip, req.Limit)
+		rows, err := t.Query(ctx, qClaim, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(),
+			refs(req.Skip), refs(req.Unordered), req.Limit)
 		if err != nil {
 			return err
 		}
@@ -48,6 +45,15 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		return nil, err
 	}
 	return out, nil
+}
+
+// refs writes destinations as the claim's "client/id" strings.
+func refs(ds []store.DestinationRef) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.ClientID+"/"+d.ID)
+	}
+	return out
 }
 
 // Finish records an attempt and the delivery's new state.

@@ -61,7 +61,7 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 		{"commit: insert an existing key", qInsertRecord, fmt.Sprintf(row, uuid(77)), 0},
 		{"commit: update", qUpdateRecord, "'acme-main', decode(md5('e2'), 'hex'), '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1},
 		{"commit: update keeping the email", qRewriteRecord, "'acme-main', '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1},
-		{"claim ten", qClaim, "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], 10", 50},
+		{"claim ten", qClaim, "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[], 10", 50},
 		{"finish", qFinish, "'delivered', 1, 0, 3, NULL, 100, 'p', 1", 1},
 	}
 	n := 0
@@ -107,9 +107,9 @@ func fill(t *testing.T, conn *pgx.Conn) {
 			decode(md5('e' || i), 'hex'), '\x00'::bytea, i, i FROM generate_series(0, %d) AS i`, planRecords-1))
 	exec(t, conn, `INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload)
 		SELECT id, 'acme-main', 'non-sensitive', 'pads-score-2', id, '\x00'::bytea FROM records`)
-	exec(t, conn, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
+	exec(t, conn, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 		next_at, created_at, updated_at, lease_owner)
-		SELECT 'msg_' || id, id, 'acme', 'production-1', 'non-sensitive',
+		SELECT 'msg_' || id, id, record_id, 'acme', 'production-1', 'non-sensitive',
 			CASE WHEN id % 100 IN (0, 1) THEN 'pending' ELSE 'delivered' END, 1, 1,
 			CASE WHEN id % 100 = 1 THEN 9e18::bigint ELSE id END, id, id, CASE WHEN id = 100 THEN 'p' END FROM events`)
 }

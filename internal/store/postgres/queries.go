@@ -30,20 +30,26 @@ const (
 		form_completed_at = $4, assessment_completed_at = $5
 		WHERE client_id = $6 AND patient_uuid = $7 AND assessment_type = $8 AND version = $9 RETURNING id`
 	qInsertEvent    = "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
-	qInsertDelivery = `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
-		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10) RETURNING id`
+	qInsertDelivery = `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
+		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11) RETURNING id`
 
-	// qClaim takes owner, lease end, now, the destinations to skip as
-	// "client/id" (neither id can hold a '/'), and the limit. It walks the
-	// pending deliveries in (next_at, id) order down their index and stops
-	// at the limit: the skip is a filter on that walk, not a join, which
-	// would read every due delivery first. next_at moves to the lease's
-	// end, as in the SQLite store. SKIP LOCKED lets processes claim side by
-	// side without waiting on each other's rows.
+	// qClaim takes owner, lease end, now, the destinations to skip and
+	// those without per-record order, as "client/id" (neither id can hold
+	// a '/'), and the limit. It walks the pending deliveries in (next_at,
+	// id) order down their index and stops at the limit: the skip is a
+	// filter on that walk, not a join, which would read every due delivery
+	// first. A delivery whose record has an earlier delivery pending to the
+	// same destination waits for it (one index probe), unless the
+	// destination is unordered. next_at moves to the lease's end, as in the
+	// SQLite store. SKIP LOCKED lets processes claim side by side without
+	// waiting on each other's rows.
 	qClaim = `UPDATE deliveries d SET lease_owner = $1, lease_until = $2, next_at = $2 FROM events e, records r WHERE d.id IN (
-		SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-		AND client_id || '/' || destination <> ALL($4::text[])
-		ORDER BY next_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)
+		SELECT c.id FROM deliveries c WHERE c.state = 'pending' AND c.next_at <= $3 AND (c.lease_until IS NULL OR c.lease_until <= $3)
+		AND c.client_id || '/' || c.destination <> ALL($4::text[])
+		AND (c.client_id || '/' || c.destination = ANY($5::text[]) OR NOT EXISTS (SELECT 1 FROM deliveries p
+			WHERE p.record_id = c.record_id AND p.destination = c.destination AND p.state = 'pending' AND p.event_id < c.event_id
+			AND p.client_id = c.client_id))
+		ORDER BY c.next_at, c.id LIMIT $6 FOR UPDATE SKIP LOCKED)
 		AND e.id = d.event_id AND r.id = e.record_id RETURNING ` + sqlstore.DeliveryColumns + ", e.payload"
 	qInsertAttempt = `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 		status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`

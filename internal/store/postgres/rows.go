@@ -72,7 +72,7 @@ func (t tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, pay
 	return t.QueryRow(ctx, qInsertEvent, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
 }
 
-func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {
-	return t.QueryRow(ctx, qInsertDelivery, d.MessageID, d.EventID, d.Key.ClientID, d.Destination, string(d.DataType), d.State, d.Series,
+func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error {
+	return t.QueryRow(ctx, qInsertDelivery, d.MessageID, d.EventID, recordID, d.Key.ClientID, d.Destination, string(d.DataType), d.State, d.Series,
 		d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano()).Scan(&d.ID)
 }

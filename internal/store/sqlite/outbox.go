@@ -24,16 +24,25 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		out = out[:0]
 		// next_at moves to the lease's end: due-scans skip deliveries in
 		// flight, and a dead claimer's deliveries fall due when its lease ends.
+		//
+		// A delivery whose record has an earlier delivery pending to the
+		// same destination waits for it (per-record order), unless the
+		// destination is unordered.
 		q := `UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_at = ? WHERE id IN (
-			SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`
+			SELECT c.id FROM deliveries c WHERE c.state = 'pending' AND c.next_at <= ? AND (c.lease_until IS NULL OR c.lease_until <= ?)`
 		args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
 		if len(req.Skip) > 0 {
-			q += " AND (client_id, destination) NOT IN (VALUES (?, ?)" + strings.Repeat(", (?, ?)", len(req.Skip)-1) + ")"
-			for _, k := range req.Skip {
-				args = append(args, k.ClientID, k.ID)
-			}
+			q += " AND (c.client_id, c.destination) NOT IN (VALUES " + pairs(len(req.Skip)) + ")"
+			args = appendRefs(args, req.Skip)
 		}
-		q += " ORDER BY next_at, id LIMIT ?) RETURNING id"
+		q += " AND ("
+		if len(req.Unordered) > 0 {
+			q += "(c.client_id, c.destination) IN (VALUES " + pairs(len(req.Unordered)) + ") OR "
+			args = appendRefs(args, req.Unordered)
+		}
+		q += `NOT EXISTS (SELECT 1 FROM deliveries p WHERE p.record_id = c.record_id AND p.destination = c.destination
+			AND p.state = 'pending' AND p.event_id < c.event_id AND p.client_id = c.client_id))`
+		q += " ORDER BY c.next_at, c.id LIMIT ?) RETURNING id"
 		args = append(args, req.Limit)
 		ids, err := queryIDs(ctx, t.conn, q, args...)
 		if err != nil || len(ids) == 0 {
@@ -221,6 +230,16 @@ func queryIDs(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]int
 }
 
 func placeholders(n int) string { return "?" + strings.Repeat(", ?", n-1) }
+
+// pairs is n row values of two placeholders.
+func pairs(n int) string { return "(?, ?)" + strings.Repeat(", (?, ?)", n-1) }
+
+func appendRefs(args []any, refs []store.DestinationRef) []any {
+	for _, r := range refs {
+		args = append(args, r.ClientID, r.ID)
+	}
+	return args
+}
 
 func anys(ids []int64) []any {
 	out := make([]any, len(ids))

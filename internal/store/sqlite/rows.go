@@ -70,8 +70,8 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&t.finish, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
 			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`},
-		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, client_id, destination, data_type, state, series, attempts,
-			next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`},
+		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
+			next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`},
 	} {
 		if *p.stmt, err = conn.PrepareContext(ctx, p.sql); err != nil {
 			return nil, err
@@ -133,8 +133,8 @@ func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, pa
 	return err
 }
 
-func (t *tx) InsertDelivery(ctx context.Context, d *store.Delivery) error {
-	res, err := t.delivery.ExecContext(ctx, d.MessageID, d.EventID, d.Key.ClientID, d.Destination, string(d.DataType),
+func (t *tx) InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error {
+	res, err := t.delivery.ExecContext(ctx, d.MessageID, d.EventID, recordID, d.Key.ClientID, d.Destination, string(d.DataType),
 		d.State, d.Series, d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano())
 	if err != nil {
 		return err

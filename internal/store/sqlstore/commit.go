@@ -26,8 +26,9 @@ type Tx interface {
 	// InsertEvent adds an outbox event with its sealed payload and sets
 	// its ID.
 	InsertEvent(ctx context.Context, e *store.Event, recordID int64, sealedPayload []byte) error
-	// InsertDelivery adds a pending delivery and sets its ID.
-	InsertDelivery(ctx context.Context, d *store.Delivery) error
+	// InsertDelivery adds a pending delivery of the record recordID and
+	// sets its ID.
+	InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error
 }
 
 // Commit writes c through tx, by the contract of store.Records.Commit: it
@@ -75,7 +76,7 @@ func Commit(ctx context.Context, tx Tx, codec Codec, c store.Commit) (store.Comm
 			d := store.Delivery{MessageID: NewMessageID(), EventID: e.ID, Key: e.Key, FunnelID: e.FunnelID,
 				Destination: dest, DataType: e.DataType, Model: e.Model, State: store.Pending, Series: 1,
 				NextAt: e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
-			if err := tx.InsertDelivery(ctx, &d); err != nil {
+			if err := tx.InsertDelivery(ctx, &d, id); err != nil {
 				return store.Committed{}, fmt.Errorf("write delivery: %w", err)
 			}
 			out.Deliveries++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,8 @@ var outboxTests = []test{
 	{"ClaimLeasesAndExpiredLeasesAreDueAgain", testClaimLeases},
 	{"FinishRetryFailReplay", testFinishAndReplay},
 	{"ConcurrentClaimersNeverShareADelivery", testConcurrentClaims},
+	{"ARecordsDeliveriesGoInOrderPerDestination", testRecordOrder},
+	{"AnUnorderedDestinationTakesThemAsTheyCome", testUnordered},
 }
 
 // enqueue saves a completed form for a new patient of acme, enqueuing one
@@ -204,5 +207,82 @@ func testConcurrentClaims(t *testing.T, o Opener) {
 	wg.Wait()
 	if len(seen) != 60 {
 		t.Fatalf("claimed %d of 60", len(seen))
+	}
+}
+
+// describe names claimed deliveries by data type and destination.
+func describe(claimed []store.Claimed) string {
+	var parts []string
+	for _, c := range claimed {
+		parts = append(parts, string(c.DataType)+"->"+c.Destination)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// byEvent picks the claimed deliveries of one data type, by destination.
+func byEvent(claimed []store.Claimed, dt record.DataType) map[string]store.Claimed {
+	out := map[string]store.Claimed{}
+	for _, c := range claimed {
+		if c.DataType == dt {
+			out[c.Destination] = c
+		}
+	}
+	return out
+}
+
+func finish(t *testing.T, s store.Store, c store.Claimed, owner, state string, next time.Time) {
+	t.Helper()
+	err := s.Finish(context.Background(), store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID,
+		Series: c.Series, Number: c.Attempts + 1, Owner: owner, StartedAt: time.Now()}, State: state, NextAt: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A record's sensitive deliveries wait while its non-sensitive ones to
+// the same destination are pending, retries included, and go once those
+// are delivered or failed for good; other destinations are not held up.
+func testRecordOrder(t *testing.T, o Opener) {
+	s := open(t, o)
+	uuid := s.save(t, "acme", req("acme", "", "a@example.com", record.Fields{FormCompleted: new(true)})).PatientUUID
+	s.save(t, "acme", req("acme", uuid, "a@example.com", record.Fields{AssessmentCompleted: new(true)}))
+	now := time.Now().Add(time.Second)
+	first := claim(t, s, "p", now)
+	if len(first) != 2 || len(byEvent(first, record.NonSensitive)) != 2 {
+		t.Fatalf("first claim: %s; want the two non-sensitive deliveries only", describe(first))
+	}
+	ns := byEvent(first, record.NonSensitive)
+	finish(t, s, ns["d1"], "p", store.Pending, now.Add(time.Hour)) // a retry, an hour away
+	finish(t, s, ns["d2"], "p", store.Delivered, time.Time{})
+	got := claim(t, s, "p", now.Add(time.Second))
+	if len(got) != 1 || got[0].DataType != record.Sensitive || got[0].Destination != "d2" {
+		t.Fatalf("after d2's non-sensitive delivery: %s; want d2's sensitive one, d1's held", describe(got))
+	}
+	finish(t, s, got[0], "p", store.Delivered, time.Time{})
+	if held := claim(t, s, "p", now.Add(2*time.Second)); len(held) != 0 {
+		t.Fatalf("while d1's non-sensitive delivery waits for its retry: claimed %s", describe(held))
+	}
+	retried := claim(t, s, "p", now.Add(time.Hour+time.Second))
+	if len(retried) != 1 || retried[0].DataType != record.NonSensitive {
+		t.Fatalf("at the retry: %s", describe(retried))
+	}
+	finish(t, s, retried[0], "p", store.Failed, time.Time{})
+	if got := claim(t, s, "p", now.Add(time.Hour+2*time.Second)); len(got) != 1 || got[0].DataType != record.Sensitive || got[0].Destination != "d1" {
+		t.Fatalf("once d1's non-sensitive delivery failed for good: %s", describe(got))
+	}
+}
+
+func testUnordered(t *testing.T, o Opener) {
+	s := open(t, o)
+	uuid := s.save(t, "acme", req("acme", "", "a@example.com", record.Fields{FormCompleted: new(true)})).PatientUUID
+	s.save(t, "acme", req("acme", uuid, "a@example.com", record.Fields{AssessmentCompleted: new(true)}))
+	now := time.Now().Add(time.Second)
+	got, err := s.Claim(context.Background(), store.ClaimRequest{Owner: "p", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 10,
+		Unordered: []store.DestinationRef{{ClientID: "acme", ID: "d1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byEvent(got, record.NonSensitive)) != 2 || len(byEvent(got, record.Sensitive)) != 1 || byEvent(got, record.Sensitive)["d1"].ID == 0 {
+		t.Fatalf("claimed %s; want both non-sensitive and d1's sensitive delivery", describe(got))
 	}
 }
