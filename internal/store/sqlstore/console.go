@@ -12,9 +12,9 @@ import (
 // The console's queries (store.Console), written with ? placeholders like
 // the others. Each one is shaped for an index of migration 10: a page of
 // deliveries is an ordered walk down (client_id, destination, state,
-// created_at, id), (client_id, state, created_at, id), (state, created_at,
-// id) or (created_at, client_id, destination, state), whichever matches
-// its filters, and stops after one page.
+// created_at, id), (state, created_at, id) or (created_at, client_id,
+// destination, state), whichever matches its filters, and stops after one
+// page.
 
 // states are the delivery states, for queries that take each in turn.
 var states = []string{store.Pending, store.Delivered, store.Failed}
@@ -22,14 +22,13 @@ var states = []string{store.Pending, store.Delivered, store.Failed}
 // DeliveryPage returns the query of a page of deliveries and its
 // arguments; ScanDeliveryRow reads its rows.
 //
-// A page of one client's deliveries in any state is the union of three
-// ordered walks, one per state, each stopping after a page: an index that
-// begins (client_id, state, ...) orders deliveries by time only within a
-// state.
+// A page of one destination's deliveries in any state is the union of
+// three ordered walks, one per state, each stopping after a page:
+// deliveries_by_destination orders deliveries by time only within a state.
 func DeliveryPage(q store.DeliveryQuery) (string, []any) {
 	var page string
 	var args []any
-	if q.State == "" && q.ClientID != "" {
+	if q.State == "" && q.ClientID != "" && q.Destination != "" {
 		arms := make([]string, len(states))
 		for i, st := range states {
 			arm, a := deliveryIDs(q, st)
