@@ -52,11 +52,17 @@ func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
 		where = append(where, col+" = ?")
 		args = append(args, v)
 	}
-	if q.ClientID != "" {
+	switch {
+	case q.Destination != "":
 		eq("client_id", q.ClientID)
-		if q.Destination != "" {
-			eq("destination", q.Destination)
-		}
+		eq("destination", q.Destination)
+	case q.ClientID != "":
+		// As an equality, client_id would seek deliveries_by_destination,
+		// which orders a client's deliveries by destination first: the
+		// page would sort every one of them. As an expression it only
+		// filters a walk in time order (of deliveries_by_created, which
+		// holds client_id, or deliveries_by_state).
+		where, args = append(where, "client_id || '' = ?"), append(args, q.ClientID)
 	}
 	if state != "" {
 		eq("state", state)
