@@ -156,11 +156,12 @@ func (b *browser) waitText(t *testing.T, sel, want string) {
 	}
 }
 
-// consoleConfig is a delivery config with an admin, and one webhook
-// destination of acme that is tried once.
-func consoleConfig(t *testing.T, receiverURL string) string {
+// consoleConfig is a delivery config with an admin, a webhook destination
+// of acme tried once (main-hook), and one of globex (results).
+func consoleConfig(t *testing.T, acmeURL, globexURL string) string {
 	t.Helper()
-	path := deliveryConfig(t, webhookDest(receiverURL, "        id: main-hook\n        retry: {attempts: 1}\n"), "")
+	path := deliveryConfig(t, webhookDest(acmeURL, "        id: main-hook\n        retry: {attempts: 1}\n"),
+		webhookDest(globexURL, "        id: results\n"))
 	text := strings.Replace(readFile(t, path), "clients:", fmt.Sprintf("admins:\n  - id: ops\n    apiKeys: [{key: %s}]\nclients:", opsKey), 1)
 	return writeConfig(t, t.TempDir(), text)
 }
@@ -188,12 +189,18 @@ func TestConsoleInABrowserShowsAFailingDestinationAndRecoversIt(t *testing.T) {
 			io.WriteString(w, `<b id="injected">receiver down</b> {"error":"maintenance"}`)
 		}
 	})
-	path := consoleConfig(t, rc.srv.URL)
+	calm := newReceiver(t, nil)
+	path := consoleConfig(t, rc.srv.URL, calm.srv.URL)
 	s := startServerAt(t, path)
 	tok := s.token("acme", acmeKey, "storage")
 	completeForm(t, s, tok, "acme-main", "ada@example.com")
 	completeForm(t, s, tok, "acme-main", "grace@example.com")
+	globex := s.token("globex", globexKey, "storage")
+	for _, email := range []string{"a@example.com", "b@example.com", "c@example.com"} {
+		completeForm(t, s, globex, "globex-main", email)
+	}
 	waitForFailed(t, path, 2)
+	calm.wait(t, 3, 10*time.Second)
 
 	// No session: the console sends the browser to sign in.
 	b.run(t, "open the overview", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(chromedp.CSS("#signin")))
@@ -219,7 +226,10 @@ func TestConsoleInABrowserShowsAFailingDestinationAndRecoversIt(t *testing.T) {
 	if got := b.text(t, row); !strings.Contains(got, "http_5xx") || !strings.Contains(got, "HTTP 500") || !strings.Contains(got, "failing since") {
 		t.Fatalf("the destination's row: %q", got)
 	}
-	if got := b.text(t, "#trouble-count"); !strings.HasPrefix(got, "1 of 1") {
+	if n := b.count(t, "#dest-globex-results.healthy"); n != 1 {
+		t.Fatal("the healthy destination is not shown as healthy")
+	}
+	if got := b.text(t, "#trouble-count"); !strings.HasPrefix(got, "1 of 2") {
 		t.Fatalf("trouble count: %q", got)
 	}
 	if n := b.count(t, "figure.chart svg rect.failed"); n == 0 {
@@ -267,7 +277,7 @@ func TestConsoleInABrowserShowsAFailingDestinationAndRecoversIt(t *testing.T) {
 	}
 	rc.wait(t, 4, 10*time.Second) // two failures, two deliveries
 	b.run(t, "open the overview", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(chromedp.CSS("#trouble-count")))
-	b.waitText(t, "#trouble-count", "0 of 1")
+	b.waitText(t, "#trouble-count", "0 of 2")
 	b.screenshot(t, "overview-recovered")
 
 	// The audit log holds every page and action of the session.
@@ -310,7 +320,7 @@ func TestConsoleInABrowserShowsAFailingDestinationAndRecoversIt(t *testing.T) {
 func TestConsoleRefusesRequestsWithoutSessionOrCSRFToken(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, nil)
-	path := consoleConfig(t, rc.srv.URL)
+	path := consoleConfig(t, rc.srv.URL, rc.srv.URL)
 	s := startServerAt(t, path)
 	noRedirect := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	do := func(method, path string, cookies []*http.Cookie, form url.Values) (*http.Response, string) {

@@ -442,7 +442,7 @@ func (c *Console) Deliveries() http.Handler {
 			return
 		}
 		if n, err := strconv.Atoi(q.Get("replayed")); err == nil {
-			v.Notice = plural(n, "delivery", "deliveries") + " replayed: pending again, same message ids, new attempt series."
+			v.Notice = plural(n, "delivery", "deliveries") + " replayed: made pending again, under the same message ids, as new attempt series."
 		}
 		v.Title, v.Nav, v.Page = "Deliveries", "deliveries", newDeliveriesPage(c.d.Config(), f, req, p, q.Get("after") != "")
 		c.render(w, r, "deliveries", http.StatusOK, v)
@@ -464,9 +464,9 @@ func (c *Console) Delivery() http.Handler {
 		}
 		switch r.URL.Query().Get("replayed") {
 		case "1":
-			v.Notice = "Replayed: the delivery is pending again, under the same message id, as a new attempt series."
+			v.Notice = "Replayed: the delivery was made pending again, under the same message id, as a new attempt series."
 		case "0":
-			v.Notice = "Not replayed: the delivery is pending already."
+			v.Notice = "Not replayed: the delivery was pending already."
 		}
 		v.Title, v.Nav, v.Page = "Delivery "+strconv.FormatInt(id, 10), "deliveries", newDeliveryPage(d, attempts)
 		c.render(w, r, "delivery", http.StatusOK, v)

@@ -279,8 +279,8 @@ func newChart(buckets []store.ThroughputBucket) chart {
 		c.Bars = append(c.Bars, br)
 	}
 	for _, v := range []int{0, top / 2, top} {
-		if v == top/2 && top < 2 {
-			continue
+		if v == top/2 && top%2 != 0 {
+			continue // no midpoint on a scale of 5, 50, ...
 		}
 		c.YTicks = append(c.YTicks, tick{X: chartLeft - 6, Y: float64(chartTop+chartPlotH) - float64(v)*scale, Label: strconv.Itoa(v)})
 	}
