@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/console"
 	"github.com/pads-dev/pads/internal/metrics"
 )
 
@@ -19,10 +20,36 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/admin/deliveries/{id}/replay", admin(d, handleReplayDelivery(d)))
 	rt.handle("POST", "/admin/replays", admin(d, handleReplayFailed(d)))
 	rt.handle("GET", "/admin/audit", admin(d, handleAuditLog(d)))
+	// The operator console: HTML pages for people, not in docs/openapi.yaml
+	// (console.IsConsolePath); its forms post to the console's own paths.
+	c := newConsole(d)
+	rt.handle("GET", "/admin", c.RedirectHome())
+	rt.handle("GET", "/admin/{$}", c.Overview())
+	rt.handle("GET", "/admin/console/signin", c.SignInPage())
+	rt.handle("POST", "/admin/console/signin", c.SignIn())
+	rt.handle("POST", "/admin/console/signout", c.SignOut())
+	rt.handle("GET", "/admin/console/deliveries", c.Deliveries())
+	rt.handle("GET", "/admin/console/deliveries/{id}", c.Delivery())
+	rt.handle("POST", "/admin/console/deliveries/{id}/replay", c.Replay())
+	rt.handle("GET", "/admin/console/replays", c.ConfirmReplay())
+	rt.handle("POST", "/admin/console/replays", c.ReplayFailed())
+	rt.handle("GET", "/admin/console/audit", c.Audit())
+	rt.handle("GET", "/admin/console/static/{file}", c.Static())
 	rt.handle("GET", "/healthz", handleHealthz())
 	rt.handle("GET", "/readyz", handleReadyz(d.Store))
 	rt.handle("GET", "/metrics", d.Metrics.Handler())
 	rt.finish()
+}
+
+// newConsole is the operator console over the API's own dependencies: the
+// same operator service, config, and login throttle.
+func newConsole(d Deps) *console.Console {
+	return console.New(console.Deps{Operator: d.Operator, Config: d.Config, Throttle: d.Throttle, Metrics: d.Metrics,
+		Logger: d.Logger, Now: d.Now, Identify: func(r *http.Request, actor string) {
+			if info := infoFrom(r.Context()); info != nil {
+				info.client = actor
+			}
+		}})
 }
 
 // Routes lists "METHOD /path" of every route of a server with the given

@@ -112,11 +112,7 @@ func (s *Service) Replay(ctx context.Context, actor string, id int64) (int, erro
 // ReplayFailed makes every delivery that failed since since (of clientID,
 // when not "") pending again, and returns how many.
 func (s *Service) ReplayFailed(ctx context.Context, actor string, since time.Time, clientID string) (int, error) {
-	target := fmt.Sprintf("failed since %s client=%q", since.UTC().Format(time.RFC3339), clientID)
-	if err := s.audit(ctx, actor, ActionReplayFailed, target); err != nil {
-		return 0, err
-	}
-	return s.replayed(s.store.Replay(ctx, store.ReplayRequest{Since: since, ClientID: clientID, Now: s.now()}))
+	return s.ReplayFailedOf(ctx, actor, FailedSelection{Since: since, ClientID: clientID})
 }
 
 func (s *Service) replayed(n int, err error) (int, error) {

@@ -148,12 +148,14 @@ type DeliveryFilter struct {
 }
 
 // ReplayRequest selects deliveries to replay: one by ID, or every failed
-// one updated since Since (of ClientID, when given).
+// one updated since Since (of ClientID, when given, and of its destination
+// Destination, when given).
 type ReplayRequest struct {
-	ID       int64
-	Since    time.Time
-	ClientID string
-	Now      time.Time
+	ID          int64
+	Since       time.Time
+	ClientID    string
+	Destination string // only with ClientID
+	Now         time.Time
 }
 
 // OutboxStats is the state of the queue.

@@ -41,6 +41,7 @@ type Store interface {
 	Records
 	Outbox
 	Auditor
+	Console
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for the writes under way, then releases the database.

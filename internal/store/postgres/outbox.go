@@ -219,7 +219,8 @@ func (s *Store) Replay(ctx context.Context, r store.ReplayRequest) (int, error) 
 		if r.ID != 0 {
 			tag, err = t.Exec(ctx, set+"id = $2 AND state <> 'pending'", r.Now.UnixNano(), r.ID)
 		} else {
-			tag, err = t.Exec(ctx, set+"state = 'failed' AND updated_at >= $2 AND ($3 = '' OR client_id = $3)", r.Now.UnixNano(), r.Since.UnixNano(), r.ClientID)
+			tag, err = t.Exec(ctx, set+"state = 'failed' AND updated_at >= $2 AND ($3 = '' OR client_id = $3) AND ($3 = '' OR $4 = '' OR destination = $4)",
+				r.Now.UnixNano(), r.Since.UnixNano(), r.ClientID, r.Destination)
 		}
 		if err != nil {
 			return err

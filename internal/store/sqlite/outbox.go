@@ -180,6 +180,9 @@ func (s *Store) Replay(ctx context.Context, r store.ReplayRequest) (int, error) 
 			q, args = q+"state = 'failed' AND updated_at >= ?", append(args, r.Since.UnixNano())
 			if r.ClientID != "" {
 				q, args = q+" AND client_id = ?", append(args, r.ClientID)
+				if r.Destination != "" {
+					q, args = q+" AND destination = ?", append(args, r.Destination)
+				}
 			}
 		}
 		res, err := t.conn.ExecContext(ctx, q, args...)

@@ -35,7 +35,7 @@ type test struct {
 
 // Run runs the whole suite.
 func Run(t *testing.T, newDB NewDatabase) {
-	for _, tt := range append(append(recordTests, commitTests...), outboxTests...) {
+	for _, tt := range append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))

@@ -1,0 +1,80 @@
+package console
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSessionsExpireEndAndKeepNoIDInClear(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s := newSessions(func() time.Time { return now })
+	id, sess := s.open("ops", time.Hour)
+	other, _ := s.open("ops", time.Hour)
+	if len(id) != 43 || id == other || sess.csrf == "" || sess.csrf == id {
+		t.Fatalf("ids %q %q, csrf %q: want distinct 32-byte random tokens", id, other, sess.csrf)
+	}
+	for key := range s.m {
+		if string(key[:]) == id {
+			t.Fatal("a session is kept by its id in clear")
+		}
+	}
+	if got, ok := s.get(id); !ok || got.admin != "ops" {
+		t.Fatalf("get: %+v %v", got, ok)
+	}
+	if _, ok := s.get(id + "x"); ok {
+		t.Fatal("another id opened the session")
+	}
+	s.end(other)
+	if _, ok := s.get(other); ok {
+		t.Fatal("an ended session lives on")
+	}
+	now = now.Add(time.Hour)
+	if _, ok := s.get(id); ok {
+		t.Fatal("a session outlived its lifetime")
+	}
+	if len(s.m) != 0 {
+		t.Fatalf("%d sessions kept after they ended", len(s.m))
+	}
+}
+
+func TestSessionsStayBounded(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s := newSessions(func() time.Time { return now })
+	for i := range maxSessions + 10 {
+		s.open("ops", time.Duration(i+1)*time.Second)
+	}
+	if len(s.m) > maxSessions {
+		t.Fatalf("%d sessions kept, at most %d", len(s.m), maxSessions)
+	}
+}
+
+func TestTokensCompareWhole(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{{"abc", "abc", true}, {"abc", "abd", false}, {"abc", "ab", false}, {"", "", false}, {"", "abc", false}} {
+		if sameToken(c.a, c.b) != c.same {
+			t.Errorf("sameToken(%q, %q) = %v", c.a, c.b, !c.same)
+		}
+	}
+}
+
+func TestSignInReturnsOnlyToConsolePages(t *testing.T) {
+	t.Parallel()
+	for next, want := range map[string]string{
+		"":                               "/admin/",
+		"/admin/console/deliveries?x=1":  "/admin/console/deliveries?x=1",
+		"https://evil.example/admin/":    "/admin/",
+		"//evil.example/admin/":          "/admin/",
+		"/admin\\@evil.example":          "/admin/",
+		"/metrics":                       "/admin/",
+		"/admin/console/audit\r\nX-A: b": "/admin/",
+	} {
+		if got := safeNext(next); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package sqlstore
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// The console's queries (store.Console), written with ? placeholders like
+// the others. Each one is shaped for an index of migration 10: a page of
+// deliveries is an ordered walk down (client_id, destination, state,
+// created_at, id), (state, created_at, id) or (created_at, client_id,
+// destination, state), whichever matches its filters, and stops after one
+// page.
+
+// states are the delivery states, for queries that take each in turn.
+var states = []string{store.Pending, store.Delivered, store.Failed}
+
+// DeliveryPage returns the query of a page of deliveries and its
+// arguments; ScanDeliveryRow reads its rows.
+//
+// A page of one destination's deliveries in any state is the union of
+// three ordered walks, one per state, each stopping after a page:
+// deliveries_by_destination orders deliveries by time only within a state.
+func DeliveryPage(q store.DeliveryQuery) (string, []any) {
+	var page string
+	var args []any
+	if q.State == "" && q.ClientID != "" && q.Destination != "" {
+		arms := make([]string, len(states))
+		for i, st := range states {
+			arm, a := deliveryIDs(q, st)
+			arms[i] = "SELECT id, created_at FROM (" + arm + ") s" + string(rune('1'+i))
+			args = append(args, a...)
+		}
+		page = "SELECT id, created_at FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY created_at DESC, id DESC LIMIT ?"
+		args = append(args, q.Limit)
+	} else {
+		page, args = deliveryIDs(q, q.State)
+	}
+	return "SELECT " + DeliveryColumns + " FROM (" + page + ") p JOIN deliveries d ON d.id = p.id" +
+		" JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id ORDER BY d.created_at DESC, d.id DESC", args
+}
+
+// deliveryIDs selects the ids of a page of deliveries in state ("": any).
+func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
+	var where []string
+	var args []any
+	eq := func(col string, v any) {
+		where = append(where, col+" = ?")
+		args = append(args, v)
+	}
+	switch {
+	case q.Destination != "":
+		eq("client_id", q.ClientID)
+		eq("destination", q.Destination)
+	case q.ClientID != "":
+		// As an equality, client_id would seek deliveries_by_destination,
+		// which orders a client's deliveries by destination first: the
+		// page would sort every one of them. As an expression it only
+		// filters a walk in time order (of deliveries_by_created, which
+		// holds client_id, or deliveries_by_state).
+		where, args = append(where, "client_id || '' = ?"), append(args, q.ClientID)
+	}
+	if state != "" {
+		eq("state", state)
+	}
+	if q.DataType != "" {
+		eq("data_type", string(q.DataType))
+	}
+	if !q.From.IsZero() {
+		where, args = append(where, "created_at >= ?"), append(args, q.From.UnixNano())
+	}
+	if !q.To.IsZero() {
+		where, args = append(where, "created_at < ?"), append(args, q.To.UnixNano())
+	}
+	if c := q.After; c != nil {
+		// The range bound lets the index seek; the OR only sorts out the
+		// deliveries of the cursor's own nanosecond.
+		at := c.CreatedAt.UnixNano()
+		where, args = append(where, "created_at <= ? AND (created_at < ? OR id < ?)"), append(args, at, at, c.ID)
+	}
+	s := "SELECT id, created_at FROM deliveries"
+	if len(where) > 0 {
+		s += " WHERE " + strings.Join(where, " AND ")
+	}
+	return s + " ORDER BY created_at DESC, id DESC LIMIT ?", append(args, q.Limit)
+}
+
+const (
+	// WindowCounts takes the hour's start and the day's start; its rows are
+	// client, destination, state, the day's count and the hour's count.
+	WindowCounts = `SELECT client_id, destination, state, count(*), sum(CASE WHEN created_at >= ? THEN 1 ELSE 0 END)
+		FROM deliveries WHERE created_at >= ? GROUP BY client_id, destination, state`
+	// OldestPending takes client and destination: one step down
+	// deliveries_by_destination.
+	OldestPending = `SELECT min(created_at) FROM deliveries WHERE client_id = ? AND destination = ? AND state = 'pending'`
+	// ThroughputBuckets takes from, step, from, to; its rows are the
+	// bucket's number, the state and the count.
+	ThroughputBuckets = `SELECT (created_at - ?) / ?, state, count(*) FROM deliveries
+		WHERE created_at >= ? AND created_at < ? GROUP BY 1, 2`
+)
+
+// RecentAttempts returns the query of a destination's latest attempts
+// since a time: those of its latest n deliveries of each state (three
+// ordered walks of deliveries_by_destination), newest first, at most n.
+// ScanSample reads its rows.
+func RecentAttempts(ref store.DestinationRef, since time.Time, n int) (string, []any) {
+	arms := make([]string, len(states))
+	var args []any
+	for i, st := range states {
+		arms[i] = "SELECT id FROM (SELECT id FROM deliveries WHERE client_id = ? AND destination = ? AND state = ?" +
+			" ORDER BY created_at DESC, id DESC LIMIT ?) s" + string(rune('1'+i))
+		args = append(args, ref.ClientID, ref.ID, st, n)
+	}
+	return `SELECT a.delivery_id, a.series, a.number, a.owner, a.started_at, a.duration_ns, coalesce(a.status_code, 0),
+		coalesce(a.error_class, '') FROM attempts a WHERE a.delivery_id IN (` + strings.Join(arms, " UNION ALL ") +
+		") AND a.started_at >= ? ORDER BY a.started_at DESC, a.id DESC LIMIT ?", append(args, since.UnixNano(), n)
+}
+
+// ScanSample reads a RecentAttempts row.
+func ScanSample(sc Scanner) (store.Attempt, error) {
+	var a store.Attempt
+	var started, dur int64
+	err := sc.Scan(&a.DeliveryID, &a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass)
+	a.StartedAt, a.Duration = time.Unix(0, started).UTC(), time.Duration(dur)
+	return a, err
+}
+
+// CountReplay returns the query counting what a Replay of r by selection
+// would change.
+func CountReplay(r store.ReplayRequest) (string, []any) {
+	q := "SELECT count(*) FROM deliveries WHERE state = 'failed' AND updated_at >= ?"
+	args := []any{r.Since.UnixNano()}
+	if r.ClientID != "" {
+		q, args = q+" AND client_id = ?", append(args, r.ClientID)
+		if r.Destination != "" {
+			q, args = q+" AND destination = ?", append(args, r.Destination)
+		}
+	}
+	return q, args
+}
+
+// AuditPage returns the query of a page of the audit log; ScanAudit reads
+// its rows.
+func AuditPage(q store.AuditQuery) (string, []any) {
+	var where []string
+	var args []any
+	if q.Actor != "" {
+		where, args = append(where, "actor = ?"), append(args, q.Actor)
+	}
+	if q.Action != "" {
+		where, args = append(where, "action = ?"), append(args, q.Action)
+	}
+	if q.Before > 0 {
+		where, args = append(where, "id < ?"), append(args, q.Before)
+	}
+	s := "SELECT id, at, actor, action, target FROM audit"
+	if len(where) > 0 {
+		s += " WHERE " + strings.Join(where, " AND ")
+	}
+	return s + " ORDER BY id DESC LIMIT ?", append(args, q.Limit)
+}
+
+// Buckets makes the empty buckets of [from, to) by step, for the rows of
+// ThroughputBuckets to fill with Fill.
+func Buckets(from, to time.Time, step time.Duration) []store.ThroughputBucket {
+	n := int((to.Sub(from) + step - 1) / step)
+	out := make([]store.ThroughputBucket, max(n, 0))
+	for i := range out {
+		out[i].Start = from.Add(time.Duration(i) * step).UTC()
+	}
+	return out
+}
+
+// Fill adds a ThroughputBuckets row to its bucket.
+func Fill(buckets []store.ThroughputBucket, bucket int64, state string, n int) {
+	if bucket >= 0 && bucket < int64(len(buckets)) {
+		buckets[bucket].Add(state, n)
+	}
+}
+
+// Stats collects the rows of WindowCounts, adding known destinations
+// without deliveries, in the order of client and destination.
+type Stats struct {
+	byRef map[store.DestinationRef]*store.DestinationStats
+	order []store.DestinationRef
+}
+
+// NewStats starts with every destination of known.
+func NewStats(known []store.DestinationRef) *Stats {
+	s := &Stats{byRef: map[store.DestinationRef]*store.DestinationStats{}}
+	for _, ref := range known {
+		s.Get(ref)
+	}
+	return s
+}
+
+// Get returns the destination's stats, adding them if new.
+func (s *Stats) Get(ref store.DestinationRef) *store.DestinationStats {
+	if st, ok := s.byRef[ref]; ok {
+		return st
+	}
+	st := &store.DestinationStats{DestinationRef: ref}
+	s.byRef[ref] = st
+	s.order = append(s.order, ref)
+	return st
+}
+
+// Refs lists the destinations, by client then destination id.
+func (s *Stats) Refs() []store.DestinationRef {
+	out := append([]store.DestinationRef(nil), s.order...)
+	slices.SortFunc(out, func(a, b store.DestinationRef) int {
+		return cmp.Or(strings.Compare(a.ClientID, b.ClientID), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// All returns every destination's stats in the order of Refs.
+func (s *Stats) All() []store.DestinationStats {
+	refs := s.Refs()
+	out := make([]store.DestinationStats, len(refs))
+	for i, ref := range refs {
+		out[i] = *s.byRef[ref]
+	}
+	return out
+}
