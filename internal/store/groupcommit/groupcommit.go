@@ -22,9 +22,10 @@ var ErrClosed = errors.New("groupcommit: closed")
 
 // Op is one caller's work, run inside a driver's transaction of type T.
 type Op[T any] struct {
-	ctx  context.Context
-	fn   func(ctx context.Context, tx T) error
-	save bool
+	ctx   context.Context
+	fn    func(ctx context.Context, tx T) error
+	input any
+	save  bool
 	err  error
 	done chan struct{}
 	log  *slog.Logger
@@ -41,6 +42,11 @@ func (o *Op[T]) Run(ctx context.Context, tx T) (err error) {
 	}()
 	return o.fn(ctx, tx)
 }
+
+// Input is what SaveInput was given, or nil: a driver may run the inputs
+// of several ops together (one round trip for a whole batch) instead of
+// calling each op's Run.
+func (o *Op[T]) Input() any { return o.input }
 
 // Fail answers the op with err (when the batch could not run it).
 func (o *Op[T]) Fail(err error) { o.err = err }
@@ -86,6 +92,13 @@ func (b *Batcher[T]) Do(ctx context.Context, fn func(ctx context.Context, tx T) 
 // Save is Do for a save, which the batch-size metric counts.
 func (b *Batcher[T]) Save(ctx context.Context, fn func(ctx context.Context, tx T) error) error {
 	return b.submit(&Op[T]{ctx: ctx, fn: fn, save: true, done: make(chan struct{}), log: b.log})
+}
+
+// SaveInput is Save for a driver that knows how to run input itself (see
+// Op.Input); fn does the same work alone, for a driver that runs ops one
+// by one.
+func (b *Batcher[T]) SaveInput(ctx context.Context, input any, fn func(ctx context.Context, tx T) error) error {
+	return b.submit(&Op[T]{ctx: ctx, fn: fn, input: input, save: true, done: make(chan struct{}), log: b.log})
 }
 
 // submit queues o and waits for its answer. Once queued it waits even if

@@ -106,12 +106,24 @@ func (s *Store) tryOnce(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
 		return -1, fmt.Errorf("begin: %w", err)
 	}
 	defer t.Rollback(ctx) // a no-op once committed
+	// The saves go together, a round trip per step (pipeline.go); the
+	// other work (claims, attempts, audit) one op at a time.
+	var saves []int
 	for i, o := range ops {
+		if _, ok := o.Input().(*commitOp); ok {
+			saves = append(saves, i)
+			continue
+		}
 		if err := o.Run(ctx, t); err != nil {
 			if transient(err) {
 				return -1, err
 			}
 			return i, err
+		}
+	}
+	if len(saves) > 0 {
+		if failed, err := runCommits(ctx, t, ops, saves); err != nil {
+			return failed, err
 		}
 	}
 	if err := t.Commit(ctx); err != nil {
@@ -151,26 +163,25 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 // is the save's answer, not a failure of the batch: Commit wrote nothing
 // when it found one.
 func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, error) {
-	var out store.Committed
-	var conflict bool
-	err := s.b.Save(ctx, func(ctx context.Context, t pgx.Tx) error {
-		var err error
-		out, err = sqlstore.Commit(ctx, tx{t}, s.codec, c)
-		conflict = errors.Is(err, store.ErrConflict)
-		if conflict {
-			return nil
-		}
-		return err
+	p, err := sqlstore.Prepare(s.codec, c)
+	if err != nil {
+		return store.Committed{}, err
+	}
+	op := &commitOp{prepared: p}
+	// The batch runs op in a pipeline with the other saves (tryOnce); the
+	// function is never called.
+	err = s.b.SaveInput(ctx, op, func(context.Context, pgx.Tx) error {
+		return errors.New("postgres: a save's commit ran outside its pipeline")
 	})
 	switch {
 	case errors.Is(err, groupcommit.ErrClosed):
 		return store.Committed{}, store.ErrClosed
 	case err != nil:
 		return store.Committed{}, unavailable(err)
-	case conflict:
+	case op.conflict:
 		return store.Committed{}, store.ErrConflict
 	}
-	return out, nil
+	return p.Committed(), nil
 }
 
 // Get returns a client's record.

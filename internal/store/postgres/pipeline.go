@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store/groupcommit"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
+)
+
+// commitOp is one save's commit in a batch, and what came of it.
+type commitOp struct {
+	prepared *sqlstore.Prepared
+	conflict bool
+	recordID int64
+}
+
+// The saves of a batch are written in pipelines: each step of every save
+// in one round trip (pgx.Batch), instead of a round trip per statement of
+// each save, which on a busy machine costs more than the statements. The
+// steps are those of sqlstore.Commit: (1) for saves by email, the email's
+// lock and the check that it still finds the record read; (2) the
+// records; (3) the events; (4) the deliveries. A save that finds a
+// conflict at (1) or (2) writes nothing more and is answered
+// store.ErrConflict.
+
+// runCommits writes ops (the indexes of the batch's ops that carry a
+// commitOp) in t. It returns the index in ops of the commit whose
+// statement failed, or -1, and the error.
+func runCommits(ctx context.Context, t pgx.Tx, batch []*groupcommit.Op[pgx.Tx], ops []int) (int, error) {
+	commits := make([]*commitOp, len(ops))
+	for i, n := range ops {
+		commits[i] = batch[n].Input().(*commitOp)
+		commits[i].conflict, commits[i].recordID = false, 0
+	}
+	steps := []func(*pgx.Batch, []*commitOp) []stepResult{checkEmails, writeRecords, writeEvents, writeDeliveries}
+	for _, step := range steps {
+		b := &pgx.Batch{}
+		results := step(b, commits)
+		if b.Len() == 0 {
+			continue
+		}
+		if failed, err := run(ctx, t, b, results); err != nil {
+			if failed < 0 {
+				return -1, err
+			}
+			return ops[failed], err
+		}
+	}
+	return -1, nil
+}
+
+// stepResult reads the result of one queued statement into the commit at
+// index commit of the step's commits.
+type stepResult struct {
+	commit int
+	read   func(br pgx.BatchResults) error
+}
+
+// run sends b and reads its results in order. It returns the index of the
+// commit whose statement failed, or -1 for a failure of the whole batch.
+func run(ctx context.Context, t pgx.Tx, b *pgx.Batch, results []stepResult) (int, error) {
+	br := t.SendBatch(ctx, b)
+	for _, r := range results {
+		if err := r.read(br); err != nil {
+			br.Close()
+			if transient(err) || errors.Is(err, pgx.ErrTxClosed) {
+				return -1, err
+			}
+			return r.commit, err
+		}
+	}
+	if err := br.Close(); err != nil {
+		return -1, err
+	}
+	return -1, nil
+}
+
+// checkEmails queues, for each save by email, the email's lock and the
+// lookup of the newest record with the email (see tx.ByEmail).
+func checkEmails(b *pgx.Batch, commits []*commitOp) []stepResult {
+	var out []stepResult
+	for i, c := range commits {
+		p := c.prepared
+		if !p.ByEmail() {
+			continue
+		}
+		l := p.Commit.Lookup
+		b.Queue(qLockEmail, "email\x1f"+l.ClientID+"\x1f"+l.AssessmentType+"\x1f"+hex.EncodeToString(p.Indexes[0]))
+		out = append(out, stepResult{i, func(br pgx.BatchResults) error { _, err := br.Exec(); return err }})
+		b.Queue(qVersionByEmail, l.ClientID, l.AssessmentType, p.Indexes)
+		out = append(out, stepResult{i, func(br pgx.BatchResults) error {
+			k := record.Key{ClientID: l.ClientID, AssessmentType: l.AssessmentType}
+			var version int64
+			err := br.QueryRow().Scan(&k.PatientUUID, &version)
+			found := err == nil
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("find record by email: %w", err)
+			}
+			c.conflict = !p.StillFinds(k, version, found)
+			return nil
+		}})
+	}
+	return out
+}
+
+// writeRecords queues the insert or the versioned update of each record.
+func writeRecords(b *pgx.Batch, commits []*commitOp) []stepResult {
+	var out []stepResult
+	for i, c := range commits {
+		if c.conflict {
+			continue
+		}
+		p, r := c.prepared, &c.prepared.Row
+		form, assessment := sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)
+		k := r.Key
+		switch {
+		case p.Commit.Previous == nil:
+			b.Queue(qInsertRecord, k.ClientID, k.PatientUUID, k.AssessmentType, r.FunnelID, r.EmailIndex, r.Sealed,
+				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), form, assessment)
+		case p.Reindex:
+			b.Queue(qUpdateRecord, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
+				k.ClientID, k.PatientUUID, k.AssessmentType, p.Commit.Previous.Version)
+		default:
+			b.Queue(qRewriteRecord, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
+				k.ClientID, k.PatientUUID, k.AssessmentType, p.Commit.Previous.Version)
+		}
+		out = append(out, stepResult{i, func(br pgx.BatchResults) error {
+			id, err := returnedID(br.QueryRow())
+			if err != nil {
+				return fmt.Errorf("write record: %w", err)
+			}
+			c.recordID, c.conflict = id, id == 0
+			return nil
+		}})
+	}
+	return out
+}
+
+// writeEvents queues the events of each record written.
+func writeEvents(b *pgx.Batch, commits []*commitOp) []stepResult {
+	var out []stepResult
+	for i, c := range commits {
+		if c.conflict {
+			continue
+		}
+		for j := range c.prepared.Events {
+			e := &c.prepared.Events[j]
+			b.Queue(qInsertEvent, c.recordID, e.Event.FunnelID, string(e.Event.DataType), e.Event.Model, e.Event.CreatedAt.UnixNano(), e.Sealed)
+			out = append(out, stepResult{i, func(br pgx.BatchResults) error {
+				if err := br.QueryRow().Scan(&e.Event.ID); err != nil {
+					return fmt.Errorf("write event: %w", err)
+				}
+				return nil
+			}})
+		}
+	}
+	return out
+}
+
+// writeDeliveries queues the deliveries of each event written.
+func writeDeliveries(b *pgx.Batch, commits []*commitOp) []stepResult {
+	var out []stepResult
+	for i, c := range commits {
+		if c.conflict {
+			continue
+		}
+		for j := range c.prepared.Events {
+			e := &c.prepared.Events[j]
+			for k := range e.Deliveries {
+				d := &e.Deliveries[k]
+				d.EventID = e.Event.ID
+				b.Queue(qInsertDelivery, d.MessageID, d.EventID, c.recordID, d.Key.ClientID, d.Destination, string(d.DataType),
+					d.State, d.Series, d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano())
+				out = append(out, stepResult{i, func(br pgx.BatchResults) error {
+					if err := br.QueryRow().Scan(&d.ID); err != nil {
+						return fmt.Errorf("write delivery: %w", err)
+					}
+					return nil
+				}})
+			}
+		}
+	}
+	return out
+}
