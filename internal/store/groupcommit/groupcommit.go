@@ -26,9 +26,9 @@ type Op[T any] struct {
 	fn    func(ctx context.Context, tx T) error
 	input any
 	save  bool
-	err  error
-	done chan struct{}
-	log  *slog.Logger
+	err   error
+	done  chan struct{}
+	log   *slog.Logger
 }
 
 // Run runs the op's work in tx. A panic in it is recovered, logged with its
