@@ -103,11 +103,13 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
+	// SIGHUP is caught before pads says it listens: a SIGHUP that came
+	// first would otherwise end the process (the signal's default).
+	stopReload := a.reloadOnHUP(path, getenv, cfg)
+	defer stopReload()
 	a.logger.Info("listening", "addr", ln.Addr().String(), "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	stopReload := a.reloadOnHUP(path, getenv, cfg)
-	defer stopReload()
 
 	select {
 	case err := <-serveErr:

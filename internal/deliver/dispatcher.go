@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	mrand "math/rand/v2"
@@ -434,6 +435,28 @@ func (d *Dispatcher) free(destination store.DestinationRef) {
 	}
 }
 
+// finish records an attempt, trying again while the database is away
+// (down, restarting) for up to half a lease: an attempt left unrecorded
+// keeps its delivery leased, untried, until the lease ends.
+func (d *Dispatcher) finish(fin store.Finished) error {
+	deadline := d.opts.Now().Add(d.opts.Lease / 2)
+	wait := 100 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(d.hard, 30*time.Second)
+		err := d.outbox.Finish(ctx, fin)
+		cancel()
+		if err == nil || !errors.Is(err, store.ErrUnavailable) || d.opts.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-d.hard.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
 // send makes attempt n of c with its destination's sender. A destination
 // that is gone, or of a type no sender serves, fails for good (kept for
 // replay once the config has it again).
@@ -496,9 +519,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *Destination) {
 		}
 	}
 	d.observer.ObserveAttempt(destType, outcome, fin.Duration)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := d.outbox.Finish(ctx, fin); err != nil {
+	if err := d.finish(fin); err != nil {
 		// The lease runs out and the delivery is tried again: at least once.
 		d.log.Error("record attempt", "delivery_id", c.ID, "err", err)
 		return

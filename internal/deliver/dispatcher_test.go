@@ -224,3 +224,39 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// flakyFinish answers the first finishes ErrUnavailable, as a database
+// that is restarting would.
+type flakyFinish struct {
+	store.Outbox
+	failures atomic.Int64
+}
+
+func (o *flakyFinish) Finish(ctx context.Context, f store.Finished) error {
+	if o.failures.Add(-1) >= 0 {
+		return fmt.Errorf("finish: %w", store.ErrUnavailable)
+	}
+	return o.Outbox.Finish(ctx, f)
+}
+
+// An attempt that cannot be recorded while the database is away is
+// recorded once it is back, not left leased until its lease ends.
+func TestAnAttemptIsRecordedOnceTheDatabaseIsBack(t *testing.T) {
+	t.Parallel()
+	resolve, s := oneWebhook(t)
+	enqueue(t, s, 1)
+	outbox := &flakyFinish{Outbox: s}
+	outbox.failures.Store(3)
+	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": &slowSender{}},
+		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
+	d.Start()
+	defer d.Stop(context.Background())
+	deadline := time.Now().Add(10 * time.Second) // the lease is 2 minutes
+	for time.Now().Before(deadline) {
+		if ds, _ := s.Deliveries(context.Background(), store.DeliveryFilter{State: store.Delivered}); len(ds) == 1 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the delivery was not recorded as delivered once the database answered again")
+}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "modernc.org/sqlite"
 
 	"github.com/pads-dev/pads/internal/seal"
@@ -80,7 +81,12 @@ const (
 )
 
 func fillPostgres(ctx context.Context, url, client string, n int) error {
-	conn, err := pgx.Connect(ctx, url)
+	// pgxpool reads the URL as pads does (pool_* parameters included).
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
 	if err != nil {
 		return err
 	}
@@ -94,7 +100,8 @@ func fillPostgres(ctx context.Context, url, client string, n int) error {
 			return err
 		}
 	}
-	_, err = conn.Exec(ctx, "ANALYZE records")
+	// VACUUM too: left to autovacuum, it would run during the load.
+	_, err = conn.Exec(ctx, "VACUUM ANALYZE records")
 	return err
 }
 

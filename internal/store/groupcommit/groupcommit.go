@@ -101,6 +101,12 @@ func (b *Batcher[T]) SaveInput(ctx context.Context, input any, fn func(ctx conte
 	return b.submit(&Op[T]{ctx: ctx, fn: fn, input: input, save: true, done: make(chan struct{}), log: b.log})
 }
 
+// DoInput is Do for a driver that knows how to run input itself, as
+// SaveInput.
+func (b *Batcher[T]) DoInput(ctx context.Context, input any, fn func(ctx context.Context, tx T) error) error {
+	return b.submit(&Op[T]{ctx: ctx, fn: fn, input: input, done: make(chan struct{}), log: b.log})
+}
+
 // submit queues o and waits for its answer. Once queued it waits even if
 // ctx ends: the caller must not be told "failed" about work that may commit.
 func (b *Batcher[T]) submit(o *Op[T]) error {

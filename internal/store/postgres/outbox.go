@@ -39,7 +39,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", err)
+		return nil, fmt.Errorf("claim deliveries: %w", unavailable(err))
 	}
 	if err := s.codec.OpenPayloads(out); err != nil {
 		return nil, err
@@ -57,19 +57,15 @@ func refs(ds []store.DestinationRef) []string {
 }
 
 // Finish records an attempt and the delivery's new state.
+// The batch writes it with the batch's other finishes in one round trip
+// (pipeline.go).
 func (s *Store) Finish(ctx context.Context, f store.Finished) error {
-	response := s.codec.SealResponse(f.MessageID, f.Response)
-	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-		if _, err := t.Exec(ctx, qInsertAttempt, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
-			sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), response); err != nil {
-			return err
-		}
-		_, err := t.Exec(ctx, qFinish, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(), sqlstore.NullString(f.ErrorClass),
-			f.DeliveryID, f.Owner, f.Series)
-		return err
+	op := &finishOp{Finished: f, response: s.codec.SealResponse(f.MessageID, f.Response)}
+	err := s.b.DoInput(ctx, op, func(context.Context, pgx.Tx) error {
+		return errors.New("postgres: a finish ran outside its pipeline")
 	})
 	if err != nil {
-		return fmt.Errorf("finish delivery %d: %w", f.DeliveryID, err)
+		return fmt.Errorf("finish delivery %d: %w", f.DeliveryID, unavailable(err))
 	}
 	return nil
 }

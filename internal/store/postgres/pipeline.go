@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/groupcommit"
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
@@ -28,6 +29,35 @@ type commitOp struct {
 // records; (3) the events; (4) the deliveries. A save that finds a
 // conflict at (1) or (2) writes nothing more and is answered
 // store.ErrConflict.
+
+// finishOp is one attempt to record, and its delivery's new state.
+type finishOp struct {
+	store.Finished
+	response []byte // sealed
+}
+
+// runFinishes records the batch's attempts (ops are the indexes of the
+// ops that carry a finishOp), all in one round trip.
+func runFinishes(ctx context.Context, t pgx.Tx, batch []*groupcommit.Op[pgx.Tx], ops []int) (int, error) {
+	b := &pgx.Batch{}
+	var results []stepResult
+	exec := func(br pgx.BatchResults) error { _, err := br.Exec(); return err }
+	for i, n := range ops {
+		f := batch[n].Input().(*finishOp)
+		b.Queue(qInsertAttempt, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
+			sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), f.response)
+		b.Queue(qFinish, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(),
+			sqlstore.NullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
+		results = append(results, stepResult{i, exec}, stepResult{i, exec})
+	}
+	if failed, err := run(ctx, t, b, results); err != nil {
+		if failed < 0 {
+			return -1, err
+		}
+		return ops[failed], err
+	}
+	return -1, nil
+}
 
 // runCommits writes ops (the indexes of the batch's ops that carry a
 // commitOp) in t. It returns the index in ops of the commit whose
@@ -82,16 +112,27 @@ func run(ctx context.Context, t pgx.Tx, b *pgx.Batch, results []stepResult) (int
 }
 
 // checkEmails queues, for each save by email, the email's lock and the
-// lookup of the newest record with the email (see tx.ByEmail).
+// lookup of the newest record with the email (see tx.ByEmail). The lock
+// is the transaction's, so it does not keep two saves of one batch apart,
+// and both look before either writes: the second save by an email already
+// looked up in the batch is answered a conflict at once, and starts over
+// from a fresh read (which then finds the first one's record).
 func checkEmails(b *pgx.Batch, commits []*commitOp) []stepResult {
 	var out []stepResult
+	seen := map[string]bool{}
 	for i, c := range commits {
 		p := c.prepared
 		if !p.ByEmail() {
 			continue
 		}
 		l := p.Commit.Lookup
-		b.Queue(qLockEmail, "email\x1f"+l.ClientID+"\x1f"+l.AssessmentType+"\x1f"+hex.EncodeToString(p.Indexes[0]))
+		lock := "email\x1f" + l.ClientID + "\x1f" + l.AssessmentType + "\x1f" + hex.EncodeToString(p.Indexes[0])
+		if seen[lock] {
+			c.conflict = true
+			continue
+		}
+		seen[lock] = true
+		b.Queue(qLockEmail, lock)
 		out = append(out, stepResult{i, func(br pgx.BatchResults) error { _, err := br.Exec(); return err }})
 		b.Queue(qVersionByEmail, l.ClientID, l.AssessmentType, p.Indexes)
 		out = append(out, stepResult{i, func(br pgx.BatchResults) error {

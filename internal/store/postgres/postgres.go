@@ -106,12 +106,17 @@ func (s *Store) tryOnce(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
 		return -1, fmt.Errorf("begin: %w", err)
 	}
 	defer t.Rollback(ctx) // a no-op once committed
-	// The saves go together, a round trip per step (pipeline.go); the
-	// other work (claims, attempts, audit) one op at a time.
-	var saves []int
+	// Saves and recorded attempts go together, a round trip per step
+	// (pipeline.go); the other work (claims, replays, audit) one op at a
+	// time.
+	var saves, finishes []int
 	for i, o := range ops {
-		if _, ok := o.Input().(*commitOp); ok {
+		switch o.Input().(type) {
+		case *commitOp:
 			saves = append(saves, i)
+			continue
+		case *finishOp:
+			finishes = append(finishes, i)
 			continue
 		}
 		if err := o.Run(ctx, t); err != nil {
@@ -123,6 +128,11 @@ func (s *Store) tryOnce(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
 	}
 	if len(saves) > 0 {
 		if failed, err := runCommits(ctx, t, ops, saves); err != nil {
+			return failed, err
+		}
+	}
+	if len(finishes) > 0 {
+		if failed, err := runFinishes(ctx, t, ops, finishes); err != nil {
 			return failed, err
 		}
 	}
