@@ -435,6 +435,21 @@ func (d *Dispatcher) free(destination store.DestinationRef) {
 	}
 }
 
+// ended is told that a delivery to ref is over (delivered or failed for
+// good): a record's later delivery to ref may have waited for it
+// (per-record order) and is due now. A busy line claims again as it
+// drains anyway; an idle one is woken.
+func (d *Dispatcher) ended(ref store.DestinationRef) {
+	d.mu.Lock()
+	l, ok := d.dests[ref]
+	idle := !ok || l.busy == 0 && len(l.queue) == 0
+	d.hinted[ref] = true
+	d.mu.Unlock()
+	if idle {
+		d.wake1()
+	}
+}
+
 // finish records an attempt, trying again while the database is away
 // (down, restarting) for up to half a lease: an attempt left unrecorded
 // keeps its delivery leased, untried, until the lease ends.
@@ -525,9 +540,7 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *Destination) {
 		return
 	}
 	if fin.State != store.Pending {
-		// A record's later delivery to this destination may have waited
-		// for this one (per-record order): it is due now.
-		d.Notify(c.Ref())
+		d.ended(c.Ref())
 	}
 	if outcome == "failed" {
 		d.log.Warn("delivery failed", "delivery_id", c.ID, "message_id", c.MessageID, "client", c.Key.ClientID,

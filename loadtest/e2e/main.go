@@ -218,6 +218,11 @@ clients:
 		os.WriteFile(path, []byte(cfg), 0o600)
 		cmd := exec.Command(bin, "serve", "--config", path)
 		cmd.Stderr = io.Discard
+		if logs := os.Getenv("PADS_E2E_LOGS"); logs != "" { // pads' log, one file per process
+			if f, err := os.Create(fmt.Sprintf("%s.%d", logs, p)); err == nil {
+				cmd.Stderr = f
+			}
+		}
 		if err := cmd.Start(); err != nil {
 			stop()
 			log.Fatal(err)
