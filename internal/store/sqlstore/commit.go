@@ -23,9 +23,9 @@ type Tx interface {
 	// reindex: an index entry left as it was is an index page the database
 	// does not rewrite, and most updates keep their email.
 	Update(ctx context.Context, row *Row, version int64, reindex bool) (id int64, err error)
-	// InsertEvent adds an outbox event with its sealed payload and sets
-	// its ID.
-	InsertEvent(ctx context.Context, e *store.Event, recordID int64, sealedPayload []byte) error
+	// InsertEvent adds an outbox event with its sealed payload and sealed
+	// FHIR Bundle (nil: none) and sets its ID.
+	InsertEvent(ctx context.Context, e *store.Event, recordID int64, sealedPayload, sealedFHIR []byte) error
 	// InsertDelivery adds a pending delivery of the record recordID and
 	// sets its ID.
 	InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error
@@ -68,7 +68,7 @@ func Commit(ctx context.Context, tx Tx, codec Codec, c store.Commit) (store.Comm
 	var out store.Committed
 	for _, ne := range c.Events {
 		e := store.Event{Key: c.Record.Key, FunnelID: c.Record.FunnelID, DataType: ne.DataType, Model: ne.Model, CreatedAt: c.Record.UpdatedAt}
-		if err := tx.InsertEvent(ctx, &e, id, codec.SealPayload(e.Key, e.DataType, ne.Payload)); err != nil {
+		if err := tx.InsertEvent(ctx, &e, id, codec.SealPayload(e.Key, e.DataType, ne.Payload), codec.SealFHIR(e.Key, e.DataType, ne.FHIR)); err != nil {
 			return store.Committed{}, fmt.Errorf("write event: %w", err)
 		}
 		out.Events = append(out.Events, e)
