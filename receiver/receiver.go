@@ -36,7 +36,7 @@ import (
 const DefaultTolerance = 5 * time.Minute
 
 // DefaultMaxBodyBytes bounds a delivery's body: pads' largest, a
-// sensitive FHIR Bundle, is about 25 KiB.
+// sensitive FHIR Bundle, is about 12 KiB.
 const DefaultMaxBodyBytes = 1 << 20
 
 // HandleFunc takes one verified delivery, seen for the first time. It

@@ -87,9 +87,10 @@ func startKit(t *testing.T, cmd *exec.Cmd) *kitReceiver {
 // TestReceiverKit runs each receiver of docs/receivers against a running
 // pads, with a seed-json and a fhir-r4 destination: it takes both events in
 // both formats, processes a replayed delivery (same webhook-id) once, and
-// refuses forged and stale requests.
+// refuses forged and stale requests. It runs before the parallel tests,
+// not beside them: it builds and starts processes, and the timing tests
+// need the CPU.
 func TestReceiverKit(t *testing.T) {
-	t.Parallel()
 	kits := map[string]func(t *testing.T) *exec.Cmd{
 		"go": func(t *testing.T) *exec.Cmd {
 			bin := filepath.Join(t.TempDir(), "receiver")
@@ -114,7 +115,6 @@ func TestReceiverKit(t *testing.T) {
 	}
 	for name, command := range kits {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
 			k := startKit(t, command(t))
 			hmac := "        auth:\n          hmac: {secret: " + whsec1 + "}\n        retry: {attempts: 3, initialDelay: 200ms}\n"
 			path := deliveryConfig(t, "      - id: crm\n        type: webhook\n        url: "+k.url+"\n"+hmac+
