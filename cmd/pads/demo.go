@@ -38,8 +38,12 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	keep := fs.String("dir", "", "keep the demo's data in this directory (default: a temporary one, removed after)")
+	format := fs.String("format", config.FormatSeedJSON, "the destination's format: seed-json or fhir-r4 (a FHIR R4 Bundle)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *format != config.FormatSeedJSON && *format != config.FormatFHIR {
+		return fmt.Errorf("demo: --format must be seed-json or fhir-r4")
 	}
 	dir := *keep
 	if dir == "" {
@@ -60,7 +64,7 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 	defer stopReceiver()
 	apiKey, digest := config.NewAPIKey()
 	path := filepath.Join(dir, "pads.yaml")
-	if err := os.WriteFile(path, []byte(demoConfig(dir, digest, receiverURL, secret)), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(demoConfig(dir, digest, receiverURL, secret, *format)), 0o600); err != nil {
 		return err
 	}
 
@@ -112,7 +116,7 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 	return nil
 }
 
-func demoConfig(dir, digest, receiverURL, secret string) string {
+func demoConfig(dir, digest, receiverURL, secret, format string) string {
 	return fmt.Sprintf(`# Written by pads demo.
 listen: 127.0.0.1:0
 dataDir: %s
@@ -127,10 +131,11 @@ clients:
     destinations:
       - type: webhook
         url: %s
+        format: %s
         auth:
           hmac: {secret: %q}
         retry: {attempts: 3, initialDelay: 1s, multiplier: 2}
-`, dir, digest, receiverURL, secret)
+`, dir, digest, receiverURL, format, secret)
 }
 
 // startReceiver runs the demo's webhook endpoint on 127.0.0.1.
@@ -221,7 +226,7 @@ func (p *printer) delivery(d delivered) error {
 	}
 	var pretty bytes.Buffer
 	json.Indent(&pretty, d.body, "    ", "  ")
-	p.step("webhook received: %s payload", d.header.Get("X-Pads-Event"))
+	p.step("webhook received: %s payload (%s)", d.header.Get("X-Pads-Event"), d.header.Get("Content-Type"))
 	fmt.Fprintf(p.w, "    webhook-id:        %s\n    webhook-timestamp: %s\n    webhook-signature: %s\n    signature verified with the Standard Webhooks library: ok\n    %s\n",
 		d.header.Get("webhook-id"), d.header.Get("webhook-timestamp"), d.header.Get("webhook-signature"), pretty.String())
 	return nil

@@ -54,6 +54,7 @@ func destination(policy config.DestinationPolicy, clientID string, d *config.Des
 	out := deliver.Destination{
 		Ref:     store.DestinationRef{ClientID: clientID, ID: d.ID},
 		Type:    d.Type,
+		Format:  d.Format,
 		Timeout: d.Timeout.D(),
 		Retry:   deliver.Retry{Attempts: d.Retry.Attempts, InitialDelay: d.Retry.InitialDelay.D(), Multiplier: d.Retry.Multiplier},
 		URL:     d.URL, Headers: d.Headers,

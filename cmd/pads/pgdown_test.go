@@ -77,6 +77,9 @@ clients:
 		t.Fatalf("save before the outage: %d %s", r.status, r.raw)
 	}
 	rc.wait(t, 1, 10*time.Second) // its first attempt failed; the retry waits
+	// The attempt is recorded before the outage: an attempt whose record
+	// is lost waits for its lease (minutes), not for its retry.
+	waitFor(t, func() bool { return strings.Contains(cli(t, "deliveries", "show", "1", "--config", path), "http_5xx") })
 
 	srv.Stop()
 	r := save("during@example.com")

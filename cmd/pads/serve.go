@@ -23,6 +23,7 @@ import (
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/deliver/sns"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
+	"github.com/pads-dev/pads/internal/fhir"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/operator"
@@ -173,7 +174,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		st, err := a.store.OutboxStats(ctx, time.Now())
 		return st.Pending, st.Failed, st.OldestDue, err
 	})
-	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, Enqueued: a.dispatcher.Notify})
+	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
 	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,

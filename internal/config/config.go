@@ -137,7 +137,16 @@ type Destination struct {
 	// Ordering is OrderingPerRecord (a record's deliveries in the order of
 	// their events) or OrderingNone.
 	Ordering string `yaml:"ordering"`
+	// Format is what a delivery's body is: FormatSeedJSON (the seed's
+	// payload) or FormatFHIR (a FHIR R4 Bundle).
+	Format string `yaml:"format"`
 }
+
+// The formats of a destination's deliveries.
+const (
+	FormatSeedJSON = "seed-json"
+	FormatFHIR     = "fhir-r4"
+)
 
 // The orderings of a destination's deliveries.
 const (

@@ -74,6 +74,7 @@ func (c *Config) withDefaults() {
 				d.Retry.Multiplier = DefaultMultiplier
 			}
 			setDefault(&d.Ordering, OrderingPerRecord)
+			setDefault(&d.Format, FormatSeedJSON)
 		}
 	}
 }
@@ -306,6 +307,9 @@ func (c *Config) validateDestination(p string, d *Destination) error {
 	}
 	if d.Ordering != OrderingPerRecord && d.Ordering != OrderingNone {
 		return c.errAt(p+".ordering", "must be per-record or none")
+	}
+	if d.Format != FormatSeedJSON && d.Format != FormatFHIR {
+		return c.errAt(p+".format", "must be seed-json or fhir-r4")
 	}
 	switch d.Type {
 	case "webhook":

@@ -12,8 +12,10 @@ import (
 // rotated URL or secret takes effect for retries and replays. cmd/pads
 // builds these from the config; senders read nothing else.
 type Destination struct {
-	Ref     store.DestinationRef
-	Type    string // "webhook" or "sns": which Sender delivers
+	Ref  store.DestinationRef
+	Type string // "webhook" or "sns": which Sender delivers
+	// Format is the body a delivery sends: FormatSeedJSON or FormatFHIR.
+	Format  string
 	Timeout time.Duration
 	Retry   Retry
 
@@ -33,6 +35,14 @@ type Destination struct {
 	AllowPrivateNetworks bool
 	AllowPlainHTTP       bool
 }
+
+// The formats of a delivery's body.
+const (
+	// FormatSeedJSON is the seed's JSON payload (the default; "" too).
+	FormatSeedJSON = "seed-json"
+	// FormatFHIR is the event's FHIR R4 Bundle.
+	FormatFHIR = "fhir-r4"
+)
 
 // Retry is a destination's retry schedule (see Policy).
 type Retry struct {

@@ -483,11 +483,20 @@ func (d *Dispatcher) send(c store.Claimed, dest *Destination, n int, at time.Tim
 	if sender == nil {
 		return Result{ErrorClass: ClassUnknownType, Permanent: true}, dest.Type
 	}
+	// The body of the destination's format in force at this attempt: both
+	// were snapshotted with the event.
+	format, body := FormatSeedJSON, c.Payload
+	if dest.Format == FormatFHIR {
+		format, body = FormatFHIR, c.FHIR
+		if body == nil {
+			return Result{ErrorClass: ClassNoFHIR, Permanent: true}, dest.Type
+		}
+	}
 	ctx, cancel := context.WithTimeout(d.hard, dest.Timeout)
 	defer cancel()
 	return sender.Send(ctx, dest, Message{
 		ID: c.MessageID, DataType: c.DataType, Model: c.Model, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
-		Body: c.Payload, Timestamp: at,
+		Format: format, Body: body, Timestamp: at,
 	}), dest.Type
 }
 

@@ -12,10 +12,12 @@ type Message struct {
 	ID       string // webhook-id, the same on every attempt
 	DataType record.DataType
 	// Model is the version of the scoring model that made the payload.
-	Model     string
-	Attempt   int // 1-based, within the current series
-	Key       record.Key
-	FunnelID  string
+	Model    string
+	Attempt  int // 1-based, within the current series
+	Key      record.Key
+	FunnelID string
+	// Format is the Body's format: FormatSeedJSON or FormatFHIR.
+	Format    string
 	Body      []byte
 	Timestamp time.Time
 }
@@ -41,4 +43,7 @@ type Sender interface {
 const (
 	ClassDestinationRemoved = "destination_removed"
 	ClassUnknownType        = "unknown_destination_type"
+	// ClassNoFHIR: the destination's format is fhir-r4, and the event was
+	// raised before pads made FHIR Bundles; it has none to send.
+	ClassNoFHIR = "fhir_unavailable"
 )

@@ -51,6 +51,10 @@ type Deps struct {
 	// Config returns the config in force; it changes on reload.
 	Config   func() *config.Config
 	Payloads Payloads
+	// FHIR, when set, builds each event's FHIR R4 Bundle beside its
+	// payload, whatever the formats of the destinations: a destination may
+	// change its format before a retry or a replay.
+	FHIR func(dt record.DataType, rec record.Record) ([]byte, error)
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Enqueued, when set, is told the destinations a save enqueued
@@ -146,7 +150,13 @@ func (s *Service) events(c record.Change) ([]store.NewEvent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("build %s payload: %w", dt, err)
 		}
-		out = append(out, store.NewEvent{DataType: dt, Model: model, Payload: body})
+		e := store.NewEvent{DataType: dt, Model: model, Payload: body}
+		if s.d.FHIR != nil {
+			if e.FHIR, err = s.d.FHIR(dt, c.Record); err != nil {
+				return nil, fmt.Errorf("build %s FHIR bundle: %w", dt, err)
+			}
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -101,6 +101,9 @@ type Claimed struct {
 	Delivery
 	// Payload is the JSON body, as snapshotted when the event was raised.
 	Payload []byte
+	// FHIR is the event's FHIR R4 Bundle, snapshotted with Payload; nil
+	// for an event raised before pads made Bundles.
+	FHIR []byte
 }
 
 // ClaimRequest asks for due deliveries.

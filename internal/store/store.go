@@ -116,6 +116,10 @@ type NewEvent struct {
 	// Payload is the JSON body every delivery of the event sends; the store
 	// seals it.
 	Payload []byte
+	// FHIR is the event's FHIR R4 Bundle (JSON), sent instead of Payload
+	// to destinations of format fhir-r4; the store seals it. nil: none
+	// was made.
+	FHIR []byte
 }
 
 // Committed says what Commit wrote.

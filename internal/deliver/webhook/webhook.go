@@ -27,6 +27,16 @@ const (
 	ClassRequest = "bad_request_config"
 )
 
+// ContentType is the media type of a body of the format: FHIR's own,
+// application/fhir+json, for a FHIR Bundle (FHIR servers and libraries
+// key on it); application/json for the seed payload.
+func ContentType(format string) string {
+	if format == deliver.FormatFHIR {
+		return "application/fhir+json"
+	}
+	return "application/json"
+}
+
 // Sender posts webhooks. One Sender serves every destination; it keeps
 // connections, and OAuth2 tokens per destination, between attempts.
 type Sender struct {
@@ -93,7 +103,7 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 		return deliver.Result{ErrorClass: ClassAuth}, false
 	}
 	ts := strconv.FormatInt(m.Timestamp.Unix(), 10)
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", ContentType(m.Format))
 	h.Set("User-Agent", s.userAgent)
 	h.Set("webhook-id", m.ID)
 	h.Set("webhook-timestamp", ts)

@@ -29,7 +29,7 @@ const (
 	qRewriteRecord = `UPDATE records SET funnel_id = $1, sealed = $2, version = version + 1, updated_at = $3,
 		form_completed_at = $4, assessment_completed_at = $5
 		WHERE client_id = $6 AND patient_uuid = $7 AND assessment_type = $8 AND version = $9 RETURNING id`
-	qInsertEvent    = "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
+	qInsertEvent    = "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id"
 	qInsertDelivery = `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11) RETURNING id`
 
@@ -50,7 +50,7 @@ const (
 			WHERE p.record_id = c.record_id AND p.destination = c.destination AND p.state = 'pending' AND p.event_id < c.event_id
 			AND p.client_id = c.client_id))
 		ORDER BY c.next_at, c.id LIMIT $6 FOR UPDATE SKIP LOCKED)
-		AND e.id = d.event_id AND r.id = e.record_id RETURNING ` + sqlstore.DeliveryColumns + ", e.payload"
+		AND e.id = d.event_id AND r.id = e.record_id RETURNING ` + sqlstore.DeliveryColumns + sqlstore.ClaimedBodies
 	qInsertAttempt = `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 		status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	// qFinish takes state, attempts, next at, updated at, last error, id,

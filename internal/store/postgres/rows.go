@@ -68,8 +68,8 @@ func (t tx) Update(ctx context.Context, r *sqlstore.Row, version int64, reindex 
 	return returnedID(t.QueryRow(ctx, qRewriteRecord, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment, k.ClientID, k.PatientUUID, k.AssessmentType, version))
 }
 
-func (t tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
-	return t.QueryRow(ctx, qInsertEvent, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload).Scan(&e.ID)
+func (t tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload, fhir []byte) error {
+	return t.QueryRow(ctx, qInsertEvent, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload, fhir).Scan(&e.ID)
 }
 
 func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error {

@@ -48,7 +48,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		rows, err := t.conn.QueryContext(ctx, "SELECT "+deliveryColumns+", e.payload"+deliveryFrom+
+		rows, err := t.conn.QueryContext(ctx, "SELECT "+deliveryColumns+sqlstore.ClaimedBodies+deliveryFrom+
 			" WHERE d.id IN ("+placeholders(len(ids))+") ORDER BY d.next_at, d.id", anys(ids)...)
 		if err != nil {
 			return err

@@ -65,7 +65,7 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		{&t.rewrite, `UPDATE records SET funnel_id = ?, sealed = ?, version = version + 1, updated_at = ?,
 			form_completed_at = ?, assessment_completed_at = ?
 			WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ? AND version = ? RETURNING id`},
-		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload) VALUES (?, ?, ?, ?, ?, ?)"},
+		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir) VALUES (?, ?, ?, ?, ?, ?, ?)"},
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&t.finish, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
@@ -124,8 +124,8 @@ func (t *tx) Update(ctx context.Context, r *sqlstore.Row, version int64, reindex
 		k.ClientID, k.PatientUUID, k.AssessmentType, version))
 }
 
-func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload []byte) error {
-	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload)
+func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload, fhir []byte) error {
+	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload, fhir)
 	if err != nil {
 		return err
 	}

@@ -108,8 +108,22 @@ func (c Codec) SealPayload(k record.Key, dt record.DataType, body []byte) []byte
 	return c.Keys.Seal(body, payloadAD(k, dt))
 }
 
-// OpenPayloads replaces the sealed payload of each claimed delivery with
-// its JSON body.
+// fhirAD binds a sealed FHIR Bundle to its record and data type, apart
+// from the payload: one does not open as the other.
+func fhirAD(k record.Key, dt record.DataType) []byte {
+	return []byte("pads fhir v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType + "\x00" + string(dt))
+}
+
+// SealFHIR seals an event's FHIR Bundle; nil stays nil.
+func (c Codec) SealFHIR(k record.Key, dt record.DataType, bundle []byte) []byte {
+	if bundle == nil {
+		return nil
+	}
+	return c.Keys.Seal(bundle, fhirAD(k, dt))
+}
+
+// OpenPayloads replaces the sealed payload and FHIR Bundle of each
+// claimed delivery with their JSON.
 func (c Codec) OpenPayloads(claimed []store.Claimed) error {
 	for i := range claimed {
 		d := &claimed[i]
@@ -118,6 +132,11 @@ func (c Codec) OpenPayloads(claimed []store.Claimed) error {
 			return fmt.Errorf("open payload of delivery %d: %w", d.ID, err)
 		}
 		d.Payload = body
+		if d.FHIR != nil {
+			if d.FHIR, err = c.Keys.Open(d.FHIR, fhirAD(d.Key, d.DataType)); err != nil {
+				return fmt.Errorf("open FHIR bundle of delivery %d: %w", d.ID, err)
+			}
+		}
 	}
 	return nil
 }

@@ -23,9 +23,9 @@ type Tx interface {
 	// reindex: an index entry left as it was is an index page the database
 	// does not rewrite, and most updates keep their email.
 	Update(ctx context.Context, row *Row, version int64, reindex bool) (id int64, err error)
-	// InsertEvent adds an outbox event with its sealed payload and sets
-	// its ID.
-	InsertEvent(ctx context.Context, e *store.Event, recordID int64, sealedPayload []byte) error
+	// InsertEvent adds an outbox event with its sealed payload and sealed
+	// FHIR Bundle (nil: none) and sets its ID.
+	InsertEvent(ctx context.Context, e *store.Event, recordID int64, sealedPayload, sealedFHIR []byte) error
 	// InsertDelivery adds a pending delivery of the record recordID and
 	// sets its ID.
 	InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error
@@ -46,11 +46,12 @@ type Prepared struct {
 	Events  []PreparedEvent
 }
 
-// PreparedEvent is an event of a commit with its sealed payload and its
-// deliveries.
+// PreparedEvent is an event of a commit with its sealed payload and FHIR
+// Bundle, and its deliveries.
 type PreparedEvent struct {
 	Event      store.Event
 	Sealed     []byte
+	SealedFHIR []byte // nil when the event has no Bundle
 	Deliveries []store.Delivery
 }
 
@@ -72,7 +73,8 @@ func Prepare(codec Codec, c store.Commit) (*Prepared, error) {
 	}
 	for _, ne := range c.Events {
 		e := store.Event{Key: c.Record.Key, FunnelID: c.Record.FunnelID, DataType: ne.DataType, Model: ne.Model, CreatedAt: c.Record.UpdatedAt}
-		pe := PreparedEvent{Event: e, Sealed: codec.SealPayload(e.Key, e.DataType, ne.Payload)}
+		pe := PreparedEvent{Event: e, Sealed: codec.SealPayload(e.Key, e.DataType, ne.Payload),
+			SealedFHIR: codec.SealFHIR(e.Key, e.DataType, ne.FHIR)}
 		for _, dest := range c.Destinations {
 			pe.Deliveries = append(pe.Deliveries, store.Delivery{MessageID: NewMessageID(), Key: e.Key, FunnelID: e.FunnelID,
 				Destination: dest, DataType: e.DataType, Model: e.Model, State: store.Pending, Series: 1,
@@ -139,7 +141,7 @@ func Commit(ctx context.Context, tx Tx, codec Codec, c store.Commit) (store.Comm
 	}
 	for i := range p.Events {
 		e := &p.Events[i]
-		if err := tx.InsertEvent(ctx, &e.Event, id, e.Sealed); err != nil {
+		if err := tx.InsertEvent(ctx, &e.Event, id, e.Sealed, e.SealedFHIR); err != nil {
 			return store.Committed{}, fmt.Errorf("write event: %w", err)
 		}
 		for j := range e.Deliveries {

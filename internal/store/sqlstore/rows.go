@@ -67,6 +67,8 @@ const (
 	DeliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
 	d.destination, d.data_type, e.model, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
 	DeliveryFrom = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
+	// ClaimedBodies are the columns ScanClaimed reads after DeliveryColumns.
+	ClaimedBodies = ", e.payload, e.fhir"
 
 	// ListDeliveries takes state, state, client, client, limit; "" selects all.
 	ListDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
@@ -118,10 +120,11 @@ func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 // ScanDeliveryRow is ScanDelivery without extra columns, for Collect.
 func ScanDeliveryRow(sc Scanner) (store.Delivery, error) { return ScanDelivery(sc) }
 
-// ScanClaimed reads a claimed delivery's columns, then its sealed payload.
+// ScanClaimed reads a claimed delivery's columns, then its sealed payload
+// and FHIR Bundle (ClaimedBodies).
 func ScanClaimed(sc Scanner) (store.Claimed, error) {
 	var c store.Claimed
-	d, err := ScanDelivery(sc, &c.Payload)
+	d, err := ScanDelivery(sc, &c.Payload, &c.FHIR)
 	c.Delivery = d
 	return c, err
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/fhir"
 	"github.com/pads-dev/pads/internal/intake"
 	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
@@ -35,7 +36,7 @@ type test struct {
 
 // Run runs the whole suite.
 func Run(t *testing.T, newDB NewDatabase) {
-	for _, tt := range append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...) {
+	for _, tt := range append(append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...), fhirTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))
@@ -106,7 +107,7 @@ func Saves(t testing.TB, s store.Records) *save.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return save.New(save.Deps{Store: s, Config: func() *config.Config { return cfg }, Payloads: payload.Encode})
+	return save.New(save.Deps{Store: s, Config: func() *config.Config { return cfg }, Payloads: payload.Encode, FHIR: fhir.Encode})
 }
 
 const (

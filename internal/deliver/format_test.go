@@ -1,0 +1,120 @@
+package deliver_test
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// onceOutbox hands out its deliveries on the first claim and records
+// what each attempt came to.
+type onceOutbox struct {
+	store.Outbox
+	mu       sync.Mutex
+	pending  []store.Claimed
+	finished map[int64]store.Finished
+}
+
+func (o *onceOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c := o.pending
+	o.pending = nil
+	return c, nil
+}
+
+func (o *onceOutbox) Finish(ctx context.Context, f store.Finished) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.finished[f.DeliveryID] = f
+	return nil
+}
+
+func (o *onceOutbox) done() map[int64]store.Finished {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[int64]store.Finished{}
+	for k, v := range o.finished {
+		out[k] = v
+	}
+	return out
+}
+
+func (o *onceOutbox) Release(context.Context, string, []int64) error { return nil }
+func (o *onceOutbox) HoldOwner(context.Context, string) (store.OwnerHold, error) {
+	return noHold{}, nil
+}
+func (o *onceOutbox) TakeOver(context.Context, string) (int, error) { return 0, nil }
+func (o *onceOutbox) NextDue(context.Context, time.Time) (time.Time, bool, error) {
+	return time.Time{}, false, nil
+}
+
+type noHold struct{}
+
+func (noHold) Lost(context.Context) bool { return false }
+func (noHold) Release()                  {}
+
+// recordingSender keeps the messages it was given, by message id.
+type recordingSender struct {
+	mu   sync.Mutex
+	sent map[string]deliver.Message
+}
+
+func (s *recordingSender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent[m.ID] = m
+	return deliver.Result{StatusCode: 200}
+}
+
+// Each attempt sends the body of its destination's format in force: the
+// seed payload, or the FHIR Bundle snapshotted with it. An event raised
+// before pads made Bundles fails for good at a fhir-r4 destination
+// (fhir_unavailable): pads never sends a body of another format.
+func TestAnAttemptSendsTheBodyOfItsDestinationsFormat(t *testing.T) {
+	t.Parallel()
+	dests := map[string]*deliver.Destination{}
+	for id, format := range map[string]string{"json": deliver.FormatSeedJSON, "fhir": deliver.FormatFHIR, "default": ""} {
+		dests[id] = &deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: id}, Type: "webhook", Format: format,
+			Timeout: time.Second, Retry: deliver.Retry{Attempts: 1}}
+	}
+	claimed := func(id int64, dest string, bundle []byte) store.Claimed {
+		return store.Claimed{Delivery: store.Delivery{ID: id, MessageID: "msg_" + dest + string(rune('0'+id)), Destination: dest,
+			Key: record.Key{ClientID: "acme", PatientUUID: "u"}}, Payload: []byte(`{"uuid":"u"}`), FHIR: bundle}
+	}
+	bundle := []byte(`{"resourceType":"Bundle"}`)
+	outbox := &onceOutbox{finished: map[int64]store.Finished{}, pending: []store.Claimed{
+		claimed(1, "json", bundle), claimed(2, "fhir", bundle), claimed(3, "default", bundle), claimed(4, "fhir", nil)}}
+	sender := &recordingSender{sent: map[string]deliver.Message{}}
+	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { d, ok := dests[ref.ID]; return d, ok }
+	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender}, slog.New(slog.DiscardHandler),
+		noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
+	d.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(outbox.done()) < 4 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	d.Stop(context.Background())
+	want := map[string]struct{ format, body string }{
+		"msg_json1":    {deliver.FormatSeedJSON, `{"uuid":"u"}`},
+		"msg_fhir2":    {deliver.FormatFHIR, string(bundle)},
+		"msg_default3": {deliver.FormatSeedJSON, `{"uuid":"u"}`},
+	}
+	for id, w := range want {
+		if m := sender.sent[id]; m.Format != w.format || string(m.Body) != w.body {
+			t.Errorf("%s sent %s %s, want %s %s", id, m.Format, m.Body, w.format, w.body)
+		}
+	}
+	if _, sent := sender.sent["msg_fhir4"]; sent {
+		t.Error("a delivery without a Bundle went to a fhir-r4 destination")
+	}
+	if f := outbox.done()[4]; f.State != store.Failed || f.ErrorClass != deliver.ClassNoFHIR {
+		t.Errorf("delivery without a Bundle finished %s %q, want failed %s", f.State, f.ErrorClass, deliver.ClassNoFHIR)
+	}
+}

@@ -1,0 +1,327 @@
+// Package fhir turns a stored record into the FHIR R4 Bundle that a
+// destination with format fhir-r4 receives instead of the seed's JSON
+// payload. It is pure: no I/O, no clock of its own.
+//
+// The Bundle is of type collection: a set of resources pads reports, not
+// instructions for a FHIR server (docs/delivery.md says how to post it to
+// one). The non-sensitive Bundle holds the Patient; the sensitive one the
+// Patient, a vital-signs Observation per measurement the model read
+// (LOINC codes, UCUM units) and an Observation per score of pads' model
+// (ScoreSystem), derived from the measurements it used. Only known values
+// appear: a null of the seed payload is an element left out, a null score
+// an Observation left out.
+package fhir
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/score"
+)
+
+// Model is the scoring model whose results the sensitive Bundle carries.
+const Model = score.Version
+
+// Encode returns the FHIR R4 Bundle of data type dt for rec as JSON, made
+// at the record's last update. It is what the save service snapshots into
+// each event beside the seed payload.
+func Encode(dt record.DataType, rec record.Record) ([]byte, error) {
+	return json.Marshal(Build(dt, rec, rec.UpdatedAt))
+}
+
+// Build makes the Bundle of data type dt for rec. at is when it is made;
+// the measurements are dated at the assessment's completion, or at when
+// the record has none.
+func Build(dt record.DataType, rec record.Record, at time.Time) Bundle {
+	f := rec.Fields
+	b := &builder{rec: rec, dt: dt, patient: patientURL(rec)}
+	b.add(b.patient, patientOf(f))
+	if dt == record.Sensitive {
+		b.effective = dateTime(assessedAt(rec, at))
+		b.sensitive(score.FromRecord(f, assessedAt(rec, at)))
+	}
+	tags := []Coding{{System: EventSystem, Code: string(dt)}}
+	if c := code(f.AssessmentType); c != "" {
+		tags = append(tags, Coding{System: AssessmentTypeSystem, Code: c})
+	}
+	if c := code(f.FunnelID); c != "" {
+		tags = append(tags, Coding{System: FunnelSystem, Code: c})
+	}
+	return Bundle{ResourceType: "Bundle", Meta: &Meta{Tag: tags}, Type: "collection", Timestamp: dateTime(at), Entry: b.entries}
+}
+
+// builder collects a Bundle's entries.
+type builder struct {
+	rec       record.Record
+	dt        record.DataType
+	patient   string // the Patient's fullUrl
+	effective string
+	entries   []Entry
+	// urls are the fullUrls of the entries made so far, by measure key or
+	// score code, for derivedFrom.
+	urls map[string]string
+}
+
+func (b *builder) add(url string, resource any) {
+	b.entries = append(b.entries, Entry{FullURL: url, Resource: resource})
+}
+
+// sensitive adds the measurements the model read, then its scores.
+func (b *builder) sensitive(in score.Inputs) {
+	b.urls = map[string]string{}
+	r := score.Compute(in)
+	body := score.BodyOf(b.rec.Fields)
+
+	b.measurement(heartRate, in.HeartRate, r.HeartRateCategory, nil)
+	if in.Systolic != nil || in.Diastolic != nil {
+		o := b.observation(bloodPressure, r.BloodPressureCategory, nil)
+		for _, c := range []struct {
+			m measure
+			v *float64
+		}{{systolic, in.Systolic}, {diastolic, in.Diastolic}} {
+			if c.v != nil {
+				o.Component = append(o.Component, Component{Code: concept(c.m), ValueQuantity: quantity(c.m, *c.v)})
+			}
+		}
+		b.put(bloodPressure.key, o)
+	}
+	b.measurement(breathingRate, in.BreathingRate, r.BreathingRateCategory, nil)
+	b.measurement(oxygenSaturation, in.SpO2, r.OxygenSaturationCategory, nil)
+	hrv := hrvSDNN
+	if in.HRVMeasure == score.RMSSD {
+		hrv = hrvRMSSD
+	}
+	b.measurement(hrv, in.HRV, r.HeartRateVariabilityCategory, nil)
+	// Weight and height in metric units, rounded to 0.01: the model's
+	// values, which leave out an implausible pair.
+	b.measurement(bodyWeight, roundTo(body.WeightKg, 100), nil, nil)
+	b.measurement(bodyHeight, roundTo(inchesToCm(body.HeightIn), 100), nil, nil)
+	// BMI is riskBmi as given, or else made from the weight and height
+	// above (to 0.1), and then derived from them.
+	if given := b.rec.Fields.RiskBmi; given != nil && score.PlausibleBMI(*given) {
+		b.measurement(bmi, given, nil, nil)
+	} else {
+		b.measurement(bmi, roundTo(body.BMI, 10), nil, b.refs(bodyWeight.key, bodyHeight.key))
+	}
+
+	// The scores, each derived from the Observations of the inputs it
+	// reads (docs/scoring.md, "Scores"). BMI counts from age 20.
+	bmiKey := ""
+	if in.Age != nil && *in.Age >= 20 {
+		bmiKey = bmi.key
+	}
+	b.score(metabolismScore, r.Metabolism, r.MetabolismCategory, bmiKey)
+	b.score(equilibriumScore, r.Equilibrium, r.EquilibriumCategory, breathingRate.key, oxygenSaturation.key, bloodPressure.key, heartRate.key)
+	b.score(relaxationScore, r.Relaxation, r.RelaxationCategory, hrv.key, heartRate.key)
+	b.score(activityScore, r.Activity, r.ActivityCategory, heartRate.key, bmiKey, hrv.key)
+	b.score(sleepScore, r.Sleep, r.SleepCategory, hrv.key, heartRate.key, breathingRate.key)
+	bpKey := "" // the blood pressure component needs both readings
+	if in.Systolic != nil && in.Diastolic != nil {
+		bpKey = bloodPressure.key
+	}
+	b.score(overallHealthScore, r.Overall, r.OverallHealthCategory, bpKey, metabolismScore.code,
+		equilibriumScore.code, relaxationScore.code, activityScore.code, sleepScore.code)
+	b.score(healthCreditScore, r.HealthCredit, r.HealthCreditCategory, overallHealthScore.code)
+	if r.StressIndex != nil {
+		o := b.modelObservation(stressIndex, relaxationScore.code)
+		o.ValueString = *r.StressIndex
+		b.put(stressIndex.code, o)
+	}
+}
+
+// measurement adds a vital-signs Observation of m when v is known, with
+// the model's category of it as its interpretation.
+func (b *builder) measurement(m measure, v *float64, category *string, derivedFrom []Reference) {
+	if v == nil {
+		return
+	}
+	o := b.observation(m, category, derivedFrom)
+	o.ValueQuantity = quantity(m, *v)
+	b.put(m.key, o)
+}
+
+func (b *builder) observation(m measure, category *string, derivedFrom []Reference) *Observation {
+	return &Observation{ResourceType: "Observation", Status: "final", Category: vitalSigns, Code: concept(m),
+		Subject: &Reference{b.patient}, EffectiveDateTime: b.effective, Interpretation: interpretation(category),
+		DerivedFrom: derivedFrom}
+}
+
+// score adds an Observation of a score when it is known.
+func (b *builder) score(s scoreKind, v *float64, category *string, from ...string) {
+	if v == nil {
+		return
+	}
+	o := b.modelObservation(s, from...)
+	o.ValueQuantity = &Quantity{Value: *v, Unit: "score", System: UCUM, Code: "{score}"}
+	o.Interpretation = interpretation(category)
+	b.put(s.code, o)
+}
+
+// modelObservation is an Observation of pads' model: coded in ScoreSystem,
+// made by the model named in its method, derived from the entries keyed
+// by from that the Bundle holds.
+func (b *builder) modelObservation(s scoreKind, from ...string) *Observation {
+	return &Observation{ResourceType: "Observation", Status: "final",
+		Code:    CodeableConcept{Coding: []Coding{{ScoreSystem, s.code, s.display}}, Text: s.display},
+		Subject: &Reference{b.patient}, EffectiveDateTime: b.effective,
+		Method:      &CodeableConcept{Coding: []Coding{{ModelSystem, Model, "pads scoring model " + Model}}, Text: Model},
+		DerivedFrom: b.refs(from...)}
+}
+
+// put adds an Observation under a fullUrl made from its key.
+func (b *builder) put(key string, o *Observation) {
+	url := b.entryURL(key)
+	b.urls[key] = url
+	b.add(url, o)
+}
+
+// refs are references to the entries with the keys, those the Bundle has.
+func (b *builder) refs(keys ...string) []Reference {
+	var out []Reference
+	for _, k := range keys {
+		if url, ok := b.urls[k]; ok {
+			out = append(out, Reference{url})
+		}
+	}
+	return out
+}
+
+// namespace makes the name-based (version 5) UUIDs of Observations.
+var namespace = uuid.MustParse("0b5f8f2e-6c1d-4e0a-9d8c-7a3e2f1b4c5d")
+
+// entryURL is an Observation's fullUrl: a UUID named by its record, event
+// and key, so the same record makes the same Bundle.
+func (b *builder) entryURL(key string) string {
+	name := strings.Join([]string{b.rec.Key.ClientID, uuidOf(b.rec), valueOf(b.rec.Fields.AssessmentType), string(b.dt), key}, "\x00")
+	return "urn:uuid:" + uuid.NewSHA1(namespace, []byte(name)).String()
+}
+
+// patientURL is the Patient's fullUrl: its patientUUID.
+func patientURL(rec record.Record) string {
+	if id := uuidOf(rec); id != "" {
+		return "urn:uuid:" + id
+	}
+	return "urn:uuid:" + uuid.NewSHA1(namespace, []byte("patient\x00"+rec.Key.ClientID+"\x00"+rec.Key.AssessmentType)).String()
+}
+
+func uuidOf(rec record.Record) string {
+	if rec.Fields.PatientUUID != nil {
+		return strings.ToLower(*rec.Fields.PatientUUID)
+	}
+	return strings.ToLower(rec.Key.PatientUUID)
+}
+
+// patientOf builds the Patient from the record's identity fields.
+func patientOf(f record.Fields) *Patient {
+	p := &Patient{ResourceType: "Patient"}
+	if id := text(f.PatientUUID); id != "" {
+		p.Identifier = []Identifier{{System: PatientIdentifierSystem, Value: strings.ToLower(id)}}
+	}
+	if family, given := text(f.LastName), text(f.FirstName); family != "" || given != "" {
+		n := HumanName{Family: family}
+		if given != "" {
+			n.Given = []string{given}
+		}
+		p.Name = []HumanName{n}
+	}
+	if v := text(f.PhoneNumber); v != "" {
+		p.Telecom = append(p.Telecom, ContactPoint{System: "phone", Value: v})
+	}
+	if v := text(f.Email); v != "" {
+		p.Telecom = append(p.Telecom, ContactPoint{System: "email", Value: v})
+	}
+	p.Gender = Gender(f.BiologicalSex)
+	if d := text(f.DateOfBirth); d != "" {
+		if _, err := time.Parse(time.DateOnly, d); err == nil {
+			p.BirthDate = d
+		}
+	}
+	if a := (Address{City: text(f.City), State: text(f.State), PostalCode: text(f.ZipCode)}); a != (Address{}) {
+		p.Address = []Address{a}
+	}
+	return p
+}
+
+// Gender maps biologicalSex to FHIR's administrative gender: male
+// (male, m), female (female, f), unknown (unknown, u), and other for any
+// other value given; "" when none is given.
+func Gender(sex *string) string {
+	s := strings.ToLower(text(sex))
+	switch s {
+	case "":
+		return ""
+	case "male", "m":
+		return "male"
+	case "female", "f":
+		return "female"
+	case "unknown", "u":
+		return "unknown"
+	}
+	return "other"
+}
+
+func concept(m measure) CodeableConcept { return CodeableConcept{Coding: m.codings, Text: m.text} }
+
+func quantity(m measure, v float64) *Quantity {
+	return &Quantity{Value: v, Unit: m.display, System: UCUM, Code: m.unit}
+}
+
+// interpretation carries a category of the model (a red flag included)
+// as text: pads' categories are its own words, not HL7 codes.
+func interpretation(category *string) []CodeableConcept {
+	if category == nil {
+		return nil
+	}
+	return []CodeableConcept{{Text: *category}}
+}
+
+func assessedAt(rec record.Record, at time.Time) time.Time {
+	if !rec.AssessmentCompletedAt.IsZero() {
+		return rec.AssessmentCompletedAt
+	}
+	return at
+}
+
+// dateTime writes t as a FHIR dateTime (and instant) in UTC, to the
+// millisecond.
+func dateTime(t time.Time) string { return t.UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano) }
+
+func inchesToCm(in *float64) *float64 {
+	if in == nil {
+		return nil
+	}
+	return new(*in * score.CmPerInch)
+}
+
+// roundTo rounds v to 1/per (per 100: two decimals), half up.
+func roundTo(v *float64, per float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return new(math.Round(*v*per+1e-9) / per)
+}
+
+// text is a string field's value with surrounding space trimmed: FHIR
+// strings hold no empty value.
+func text(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}
+
+func valueOf(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// code makes a FHIR code of a free-text value: FHIR codes hold no leading,
+// trailing or repeated whitespace, so runs of it become one space.
+func code(s *string) string { return strings.Join(strings.Fields(valueOf(s)), " ") }

@@ -1,0 +1,87 @@
+package receiver
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// The two events of pads (the X-Pads-Event header, the SNS attribute
+// dataType).
+const (
+	EventNonSensitive = "non-sensitive"
+	EventSensitive    = "sensitive"
+)
+
+// The two formats of a destination.
+const (
+	FormatSeedJSON = "seed-json"
+	FormatFHIR     = "fhir-r4"
+)
+
+// Delivery is one delivery, verified. Exactly one of NonSensitive,
+// Sensitive and Bundle is set; Event and Format say which. They are read
+// from the signed body alone, never from headers, which the signature
+// does not cover.
+type Delivery struct {
+	// ID is the webhook-id: the same on every attempt and replay of a
+	// delivery, so the key to deduplicate on.
+	ID        string
+	Timestamp time.Time // this attempt's webhook-timestamp
+	// Attempt and Model are the X-Pads-Attempt and X-Pads-Model headers,
+	// for logs (not signed).
+	Attempt int
+	Model   string
+
+	Event  string // EventNonSensitive or EventSensitive
+	Format string // FormatSeedJSON or FormatFHIR
+	Body   []byte // exactly as signed
+
+	NonSensitive *NonSensitive
+	Sensitive    *Sensitive
+	Bundle       *Bundle
+}
+
+// ErrNotPads: a body that is neither of pads' payloads nor a pads FHIR
+// Bundle.
+var ErrNotPads = errors.New("receiver: not a pads payload")
+
+// Decode reads a delivery's body: a seed payload (its event told by its
+// fields) or a FHIR Bundle (its event told by its tag). It is what the
+// Handler does after verifying; an SQS consumer calls it on an SNS
+// message (docs/receivers/README.md).
+func Decode(body []byte) (*Delivery, error) {
+	d := &Delivery{Body: body}
+	return d, d.decode()
+}
+
+func (d *Delivery) decode() error {
+	// Which payload it is, by the fields each always has.
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(d.Body, &probe); err != nil {
+		return errors.Join(ErrNotPads, err)
+	}
+	var err error
+	switch {
+	case probe["resourceType"] != nil:
+		d.Format, d.Bundle = FormatFHIR, &Bundle{}
+		if err = json.Unmarshal(d.Body, d.Bundle); err == nil && d.Bundle.ResourceType != "Bundle" {
+			err = errors.New("not a Bundle")
+		}
+		if d.Event = d.Bundle.Event(); err == nil && d.Event == "" {
+			err = errors.New("the Bundle has no pads event tag")
+		}
+	case probe["healthCreditScore"] != nil:
+		d.Format, d.Event, d.Sensitive = FormatSeedJSON, EventSensitive, &Sensitive{}
+		err = json.Unmarshal(d.Body, d.Sensitive)
+	case probe["formCompleted"] != nil:
+		d.Format, d.Event, d.NonSensitive = FormatSeedJSON, EventNonSensitive, &NonSensitive{}
+		err = json.Unmarshal(d.Body, d.NonSensitive)
+	default:
+		return ErrNotPads
+	}
+	if err != nil {
+		return errors.Join(ErrNotPads, err)
+	}
+	return nil
+}
