@@ -4,6 +4,7 @@
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
+//	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
@@ -52,6 +53,7 @@ var errUsage = errors.New(`usage:
   pads deliveries replay ID [--config FILE]
   pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
   pads records reseal [--config FILE]
+  pads backup FILE [--config FILE]
   pads audit [--limit N] [--config FILE]
   pads keys api|secret
   pads version`)
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "records":
 		return records(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backup(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keys(args[1:], stdout)
 	case "version":

@@ -26,6 +26,7 @@ const (
 	ActionReplayFailed = "deliveries.replay_failed" // every failed delivery since a time
 	ActionAuditRead    = "audit.read"
 	ActionReseal       = "records.reseal"
+	ActionBackup       = "records.backup"
 )
 
 // Limits of a listing.
@@ -141,6 +142,22 @@ func (s *Service) Reseal(ctx context.Context, actor string) (store.ResealReport,
 		return store.ResealReport{}, err
 	}
 	return s.store.Reseal(ctx)
+}
+
+// ErrNoBackup is Backup's answer on a database pads does not copy itself.
+var ErrNoBackup = errors.New("pads backup copies SQLite databases only: back up PostgreSQL with pg_dump (or the provider's snapshots and point-in-time recovery)")
+
+// Backup writes a consistent copy of the database to path (a file that
+// must not exist) while pads serves. Errors: ErrNoBackup.
+func (s *Service) Backup(ctx context.Context, actor, path string) error {
+	b, ok := s.store.(store.Backuper)
+	if !ok {
+		return ErrNoBackup
+	}
+	if err := s.audit(ctx, actor, ActionBackup, "file:"+path); err != nil {
+		return err
+	}
+	return b.Backup(ctx, path)
 }
 
 func deliveryTarget(id int64) string { return "delivery:" + strconv.FormatInt(id, 10) }

@@ -180,3 +180,12 @@ func (c Config) WithDefaults() Config {
 	}
 	return c
 }
+
+// Backuper is a store that copies its database while it serves (SQLite;
+// a PostgreSQL database is backed up with the server's own tools).
+type Backuper interface {
+	// Backup writes a consistent copy of the whole database to path, a
+	// file that must not exist, created 0600. Its records stay sealed: the
+	// copy opens with the same encryption keys.
+	Backup(ctx context.Context, path string) error
+}

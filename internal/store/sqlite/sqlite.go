@@ -31,6 +31,7 @@ import (
 
 // Store is the SQLite implementation of store.Store.
 type Store struct {
+	path    string
 	cfg     store.Config
 	codec   sqlstore.Codec
 	writeDB *sql.DB
@@ -96,7 +97,7 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 	}
 	f.Close()
 
-	s := &Store{cfg: cfg, codec: sqlstore.Codec{Keys: cfg.Keys}}
+	s := &Store{path: path, cfg: cfg, codec: sqlstore.Codec{Keys: cfg.Keys}}
 	if s.writeDB, err = sql.Open("sqlite", dsn(path, false)); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
