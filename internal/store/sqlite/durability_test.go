@@ -76,8 +76,20 @@ func TestAFullDatabaseIsUnavailableUntilThereIsRoom(t *testing.T) {
 	if !errors.Is(full, store.ErrUnavailable) {
 		t.Fatalf("after %d saves into a full database: %v, want ErrUnavailable", n, full)
 	}
+	if !s.w.noRoom.Load() {
+		t.Fatal("the writer must remember that the last write found no room (Ping reports it)")
+	}
 	limit("1073741823")
 	if _, err := saves.Save(ctx, "acme", storetest.Request("acme", "", "later@example.com", record.Fields{})); err != nil {
 		t.Fatalf("a save once there is room again: %v", err)
+	}
+	if s.w.noRoom.Load() {
+		t.Fatal("a save that commits says there is room again")
+	}
+	// With no save coming (a load balancer stops sending them while
+	// /readyz fails), Ping's own write finds the room.
+	s.w.noRoom.Store(true)
+	if err := s.Ping(ctx); err != nil || s.w.noRoom.Load() {
+		t.Fatalf("Ping with room again: %v, still short of room: %v", err, s.w.noRoom.Load())
 	}
 }

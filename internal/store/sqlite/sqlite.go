@@ -267,8 +267,24 @@ func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
 	return nil
 }
 
-// Ping checks that the database file can be read.
+// Ping checks that the database file can be read and, when the last
+// write failed for want of room (a full disk) or on a failing disk, that
+// a write commits again: it rewrites the probe row, through the writer,
+// like a save. So readiness fails while saves would, and comes back by
+// itself once space is freed, even with no save arriving to show it.
+// Errors: store.ErrUnavailable while the disk takes no write.
 func (s *Store) Ping(ctx context.Context) error {
+	if s.w.noRoom.Load() {
+		err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
+			_, err := t.conn.ExecContext(ctx, `INSERT INTO probe (id, probed_at) VALUES (1, ?)
+				ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`, time.Now().UnixNano())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("ping: %w", err)
+		}
+		s.w.noRoom.Store(false)
+	}
 	var one int
 	return s.readDB.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pads-dev/pads/internal/store"
@@ -28,6 +29,10 @@ type writer struct {
 	// pause is held around each batch, so that the checkpointer can stop
 	// the writer between two batches to rewind the WAL.
 	pause sync.Mutex
+	// noRoom is set when a transaction fails for want of room or for a
+	// failing disk (store.ErrUnavailable), and cleared when one that
+	// writes a save, or Ping's probe, commits: Ping fails meanwhile.
+	noRoom atomic.Bool
 }
 
 // startWriter starts the writer on conn.
@@ -82,6 +87,11 @@ func (w *writer) commit(batch []*groupcommit.Op[*tx]) {
 func (w *writer) try(ops []*groupcommit.Op[*tx]) (failed int, err error) {
 	w.pause.Lock()
 	defer w.pause.Unlock()
+	defer func() {
+		if err != nil && errors.Is(storeError(err), store.ErrUnavailable) {
+			w.noRoom.Store(true)
+		}
+	}()
 	ctx := context.Background()
 	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return -1, fmt.Errorf("begin: %w", err)
@@ -101,6 +111,14 @@ func (w *writer) try(ops []*groupcommit.Op[*tx]) (failed int, err error) {
 		return -1, fmt.Errorf("commit: %w", err)
 	}
 	committed = true
+	// A claim or a finish may commit having written nothing; a save
+	// always writes its record.
+	for _, o := range ops {
+		if o.IsSave() {
+			w.noRoom.Store(false)
+			break
+		}
+	}
 	return -1, nil
 }
 
