@@ -16,17 +16,14 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
-	"net/url"
 	"os"
 	"os/signal"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/pads-dev/pads/loadtest/harness"
 )
 
 func main() { os.Exit(run()) }
@@ -63,7 +60,7 @@ func run() int {
 		defer os.RemoveAll(dir)
 	}
 	if o.Database != "" && *fresh {
-		db, drop, err := freshDatabase(ctx, o.Database)
+		db, drop, err := harness.FreshDatabase(ctx, o.Database, "pads_crash_")
 		if err != nil {
 			log.Print(err)
 			return 1
@@ -92,33 +89,4 @@ func run() int {
 		return 1
 	}
 	return 0
-}
-
-// freshDatabase creates a new database on the server of url and returns
-// its URL, and what drops it.
-func freshDatabase(ctx context.Context, server string) (string, func(), error) {
-	conn, err := pgx.Connect(ctx, server)
-	if err != nil {
-		return "", nil, err
-	}
-	defer conn.Close(ctx)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "pads_crash_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", nil, fmt.Errorf("create a fresh database (or run with -fresh=false): %w", err)
-	}
-	u, err := url.Parse(server)
-	if err != nil {
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	drop := func() {
-		ctx := context.Background()
-		if conn, err := pgx.Connect(ctx, server); err == nil {
-			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			conn.Close(ctx)
-		}
-	}
-	return u.String(), drop, nil
 }

@@ -10,14 +10,17 @@ package harness
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +29,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/seal"
@@ -303,4 +308,34 @@ func OpenStore(ctx context.Context, path string) (store.Store, error) {
 		return sqlite.Open(ctx, p, store.Config{Keys: kr})
 	}
 	return postgres.Open(ctx, cfg.Database, store.Config{Keys: kr})
+}
+
+// FreshDatabase creates a new database, named prefix and random hex
+// digits, on the PostgreSQL server of the URL server, and returns its URL
+// and what drops it.
+func FreshDatabase(ctx context.Context, server, prefix string) (string, func(), error) {
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return "", nil, err
+	}
+	defer conn.Close(ctx)
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := prefix + hex.EncodeToString(b)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("create a fresh database (or run with -fresh=false): %w", err)
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	drop := func() {
+		ctx := context.Background()
+		if conn, err := pgx.Connect(ctx, server); err == nil {
+			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			conn.Close(ctx)
+		}
+	}
+	return u.String(), drop, nil
 }

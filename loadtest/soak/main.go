@@ -1,0 +1,263 @@
+// Command soak runs pads for a long time under paced saves with
+// deliveries, and watches it for leaks. It starts the pads binary given
+// with -pads (SQLite in a fresh directory, or -database postgres://...), a
+// signed-webhook receiver, and -rate saves per second that each complete
+// a form (one delivery each), for -minutes. Each minute it prints pads'
+// RSS, goroutines and open files, the WAL's size (SQLite; on PostgreSQL
+// the database's size), the saves and deliveries of the minute and the
+// p99 of the minute's saves. It exits 1 when RSS or goroutines at the end
+// exceed their value at minute 2 by more than -growth (10%). Run it with
+// loadtest/soak.sh.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/loadtest/harness"
+)
+
+func main() { os.Exit(run()) }
+
+// minute is what one row of the table says.
+type minute struct {
+	saves, deliveries int
+	p99               time.Duration
+	rss               int64 // bytes, at the minute's end
+	goroutines, files int   // medians of the minute's samples
+	wal               int64 // bytes: the WAL (SQLite) or the database (PostgreSQL)
+}
+
+func run() int {
+	padsBin := flag.String("pads", "", "path of the pads binary")
+	minutes := flag.Int("minutes", 10, "how long to run")
+	rate := flag.Int("rate", 2000, "saves per second (each with one delivery)")
+	workers := flag.Int("workers", 64, "concurrent senders")
+	database := flag.String("database", "", "a postgres:// URL (default: SQLite in a fresh directory)")
+	fresh := flag.Bool("fresh", true, "with -database: run on a new database of that server, dropped at the end")
+	period := flag.Duration("period", time.Minute, "the length of one row (shorter for a quick look)")
+	growth := flag.Float64("growth", 0.10, "the growth of RSS or goroutines from minute 2 to the end that fails the run")
+	keep := flag.Bool("keep", false, "keep the work directory (config, data, pads' log)")
+	flag.Parse()
+	if *padsBin == "" {
+		log.Print("soak: -pads is required")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir, err := os.MkdirTemp("", "pads-soak-")
+	if err != nil {
+		log.Print(err)
+		return 1
+	}
+	if *keep {
+		fmt.Fprintln(os.Stderr, "soak: work directory", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	dbURL := *database
+	if dbURL != "" && *fresh {
+		u, drop, err := harness.FreshDatabase(ctx, dbURL, "pads_soak_")
+		if err != nil {
+			log.Print(err)
+			return 1
+		}
+		defer drop()
+		dbURL = u
+	}
+
+	var mu sync.Mutex
+	var deliveries int
+	rc, err := harness.NewReceiver(nil)
+	if err != nil {
+		log.Print(err)
+		return 1
+	}
+	defer rc.Close()
+	rc.OnArrival = func(string, time.Time) {
+		mu.Lock()
+		deliveries++
+		mu.Unlock()
+	}
+	port, err := harness.FreePort()
+	if err != nil {
+		log.Print(err)
+		return 1
+	}
+	path, err := harness.WriteConfig(harness.Setup{Dir: dir, Database: dbURL, Port: port, Receiver: rc.URL})
+	if err != nil {
+		log.Print(err)
+		return 1
+	}
+	pads := &harness.Pads{Bin: *padsBin, Config: path, Base: fmt.Sprintf("http://127.0.0.1:%d", port), Logs: dir}
+	if err := pads.Start(ctx); err != nil {
+		log.Print(err)
+		return 1
+	}
+	defer pads.Stop()
+
+	var latencies []time.Duration // the current minute's saves
+	load := &harness.Load{Base: pads.Base, Rate: *rate, Workers: *workers, OnAck: func(_ record.Fields, d time.Duration) {
+		mu.Lock()
+		latencies = append(latencies, d)
+		mu.Unlock()
+	}}
+	lctx, stopLoad := context.WithCancel(ctx)
+	loaded := make(chan struct{})
+	go func() { load.Run(lctx); close(loaded) }()
+	defer func() { stopLoad(); <-loaded }()
+
+	size := walSize(filepath.Join(dir, "data", "pads.db-wal"))
+	sizeName := "WAL MiB"
+	if dbURL != "" {
+		size, sizeName = dbSize(dbURL), "db MiB"
+	}
+	store := "SQLite"
+	if dbURL != "" {
+		store = "PostgreSQL"
+	}
+	fmt.Printf("soak: %s, %d saves/s with deliveries, %d rows of %v\n", store, *rate, *minutes, *period)
+	fmt.Printf("%6s %9s %12s %9s %8s %11s %11s %8s\n", "minute", "saves/s", "deliveries/s", "p99", "RSS MiB", "goroutines", "open files", sizeName)
+	var rows []minute
+	tick := time.NewTicker(*period / 12) // samples per row
+	defer tick.Stop()
+	for m := 1; m <= *minutes; m++ {
+		end := time.Now().Add(*period)
+		var gs, fs []int
+		for time.Now().Before(end) {
+			select {
+			case <-ctx.Done():
+				return 1
+			case <-tick.C:
+			}
+			gs = append(gs, goroutines(pads.Base))
+			fs = append(fs, openFiles(pads.Pid()))
+		}
+		mu.Lock()
+		row := minute{saves: len(latencies), deliveries: deliveries, p99: p99(latencies)}
+		latencies, deliveries = latencies[:0], 0
+		mu.Unlock()
+		row.rss, row.goroutines, row.files, row.wal = rss(pads.Pid()), median(gs), median(fs), size()
+		rows = append(rows, row)
+		secs := period.Seconds()
+		fmt.Printf("%6d %9.0f %12.0f %9v %8.1f %11d %11d %8.1f\n", m, float64(row.saves)/secs, float64(row.deliveries)/secs,
+			row.p99.Round(100*time.Microsecond), mib(row.rss), row.goroutines, row.files, mib(row.wal))
+	}
+	fmt.Printf("%d saves sent, %d not answered 2xx, %d deliveries with a bad signature\n", load.Sent(), load.Failed(), rc.BadSignatures())
+	if len(rows) < 3 {
+		fmt.Println("soak: fewer than 3 minutes: no growth check")
+		return 0
+	}
+	base, last := rows[1], rows[len(rows)-1]
+	rssGrowth := float64(last.rss)/float64(base.rss) - 1
+	gGrowth := float64(last.goroutines)/float64(base.goroutines) - 1
+	fmt.Printf("from minute 2 to minute %d: RSS %+.1f%%, goroutines %+.1f%% (limit +%.0f%%)\n", len(rows), 100*rssGrowth, 100*gGrowth, 100**growth)
+	if rssGrowth > *growth || gGrowth > *growth || rc.BadSignatures() > 0 {
+		fmt.Println("soak: FAIL")
+		return 1
+	}
+	fmt.Println("soak: ok")
+	return 0
+}
+
+func p99(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*99/100)]
+}
+
+func median(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// rss is the process's resident set, from /proc.
+func rss(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// openFiles counts the process's open file descriptors.
+func openFiles(pid int) int {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	return len(fds)
+}
+
+// goroutines reads go_goroutines from pads' /metrics.
+func goroutines(base string) int {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return int(n)
+		}
+	}
+	return 0
+}
+
+func walSize(path string) func() int64 {
+	return func() int64 {
+		st, err := os.Stat(path)
+		if err != nil {
+			return 0
+		}
+		return st.Size()
+	}
+}
+
+// dbSize is the PostgreSQL database's size: PostgreSQL's WAL belongs to
+// the whole server, so the database's own growth is shown instead.
+func dbSize(url string) func() int64 {
+	return func() int64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return 0
+		}
+		defer conn.Close(ctx)
+		var n int64
+		conn.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+		return n
+	}
+}
