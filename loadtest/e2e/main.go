@@ -4,12 +4,17 @@
 // data dir, and sends saves that each complete a form (one delivery each),
 // either paced (-rate) or flat out (-rate 0). With -database and
 // -processes N it starts N pads processes on one PostgreSQL database and
-// sends the saves to them in turn (round robin). Run it with
-// loadtest/run.sh e2e.
+// sends the saves to them in turn (round robin). With -backlog N, another
+// client's destination, down (it answers 500), first gets N pending
+// deliveries whose retries fall due over the next day (loadtest/backlog),
+// as a destination down for a day leaves them: the saves and deliveries
+// measured are the healthy destination's, beside that backlog. Run it with
+// loadtest/run.sh e2e and loadtest/run.sh backlog.
 package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -30,6 +35,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pads-dev/pads/internal/seal"
+	"github.com/pads-dev/pads/loadtest/backlog"
+	"github.com/pads-dev/pads/loadtest/harness"
 )
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -41,7 +50,17 @@ func main() {
 	workers := flag.Int("workers", 64, "concurrent senders")
 	database := flag.String("database", "", "database URL (default: SQLite in a fresh data dir)")
 	processes := flag.Int("processes", 1, "pads processes sharing -database, sent to in turn")
+	pending := flag.Int("backlog", 0, "pending deliveries to queue first for a destination that answers 500")
+	fresh := flag.Bool("fresh", false, "with -database: run on a new database of that server, dropped at the end")
 	flag.Parse()
+	if *database != "" && *fresh {
+		db, drop, err := harness.FreshDatabase(context.Background(), *database, "pads_e2e_")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer drop()
+		*database = db
+	}
 	if *processes > 1 && *database == "" {
 		log.Fatal("e2e: several processes need -database postgres://...")
 	}
@@ -52,11 +71,18 @@ func main() {
 		mu       sync.Mutex
 		answered = map[string]time.Time{}
 		arrived  = map[string]time.Time{}
+		saveTook []time.Duration
 		badSig   atomic.Int64
+		down     atomic.Int64 // attempts at the destination that is down
 	)
 	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
 	recv := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/down" {
+			down.Add(1)
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
 		now := time.Now()
 		if !verify(key, r.Header, body) {
 			badSig.Add(1)
@@ -73,7 +99,7 @@ func main() {
 	}
 	go http.Serve(ln, recv)
 
-	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes)
+	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending)
 	defer stop()
 	tok := token(bases[0]) // the processes share their keys: it is good on each
 
@@ -90,6 +116,7 @@ func main() {
 				req, _ := http.NewRequest("POST", base+"/patient/savePatientData?dataType=non-sensitive", strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+tok)
 				req.Header.Set("Content-Type", "application/json")
+				sentAt := time.Now()
 				resp, err := client.Do(req)
 				if err != nil || resp.StatusCode != 201 {
 					errs.Add(1)
@@ -103,6 +130,7 @@ func main() {
 				now := time.Now()
 				mu.Lock()
 				answered[id] = now
+				saveTook = append(saveTook, now.Sub(sentAt))
 				mu.Unlock()
 			}
 		})
@@ -162,6 +190,17 @@ func main() {
 		float64(len(lat))/last.Sub(start).Seconds(), len(answered)-len(lat), errs.Load(), badSig.Load())
 	fmt.Printf("save answered -> webhook received: p50 %v  p90 %v  p99 %v  max %v\n",
 		pct(0.5).Round(100*time.Microsecond), pct(0.9).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), pct(1).Round(100*time.Microsecond))
+	slices.Sort(saveTook)
+	savePct := func(p float64) time.Duration {
+		if len(saveTook) == 0 {
+			return 0
+		}
+		return saveTook[min(len(saveTook)-1, int(float64(len(saveTook))*p))].Round(100 * time.Microsecond)
+	}
+	fmt.Printf("save sent -> answered: p50 %v  p99 %v\n", savePct(0.5), savePct(0.99))
+	if *pending > 0 {
+		fmt.Printf("backlog: %d pending for a destination answering 500; %d attempts at it during the run\n", *pending, down.Load())
+	}
 }
 
 func verify(key []byte, h http.Header, body []byte) bool {
@@ -173,9 +212,10 @@ func verify(key []byte, h http.Header, body []byte) bool {
 }
 
 // startPads starts n pads processes on database (SQLite in the first
-// one's data dir when ""), sharing their secrets, and returns their base
+// one's data dir when ""), sharing their secrets, after queueing pending
+// deliveries for the destination that is down, and returns their base
 // URLs and what stops them.
-func startPads(bin, receiver, database string, n int) ([]string, func()) {
+func startPads(bin, receiver, database string, n, pending int) ([]string, func()) {
 	dir, err := os.MkdirTemp("", "pads-e2e-")
 	if err != nil {
 		log.Fatal(err)
@@ -212,8 +252,20 @@ clients:
       - type: webhook
         url: %s
         auth: {hmac: {secret: %q}}
-`, port, data, db, jwt, enc, receiver, secret)
+  - id: down
+    apiKeys: [{key: down-test-key-0123456789}]
+    subscription: full
+    funnels: [{id: down-main}]
+    destinations:
+      - id: down
+        type: webhook
+        url: %s/down
+        retry: {attempts: 20, initialDelay: 1m, multiplier: 2}
+`, port, data, db, jwt, enc, receiver, secret, receiver)
 		os.MkdirAll(data, 0o700)
+		if p == 0 && pending > 0 {
+			queueBacklog(database, data, enc, pending)
+		}
 		path := filepath.Join(data, "pads.yaml")
 		os.WriteFile(path, []byte(cfg), 0o600)
 		cmd := exec.Command(bin, "serve", "--config", path)
@@ -239,6 +291,25 @@ clients:
 		bases = append(bases, base)
 	}
 	return bases, stop
+}
+
+// queueBacklog queues pending deliveries for client down's destination,
+// sealed under enc, on database (SQLite in data when "").
+func queueBacklog(database, data, enc string, pending int) {
+	if database == "" {
+		database = "sqlite://" + filepath.Join(data, "pads.db")
+	}
+	secret, _ := base64.StdEncoding.DecodeString(enc)
+	keys, err := seal.NewKeyring([]seal.Key{{ID: "e1", Secret: secret}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	start := time.Now()
+	err = backlog.Backlog{Database: database, Keys: keys, Client: "down", Destination: "down", Pending: pending}.Queue(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("backlog: %d pending deliveries queued in %v\n", pending, time.Since(start).Round(time.Second))
 }
 
 // newSecret is a base64 key of 32 random bytes, for the config's secrets.

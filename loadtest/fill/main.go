@@ -5,12 +5,19 @@
 // in chunks: their sealed fields are filler, never read (the load sends
 // other patientUUIDs), but their keys and email indexes are as many as n
 // real records would make, and PostgreSQL's tables are analyzed after.
+//
+// With -pending n it queues instead the backlog of a destination down for
+// a day: n pending deliveries of -client to its destination -destination,
+// their retries due over the next 24 hours, their payloads sealed with
+// -key (pads' encryption key, base64, id -key-id) so that pads can send
+// those that fall due (see loadtest/backlog).
 package main
 
 import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"log"
@@ -25,6 +32,7 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
 	"github.com/pads-dev/pads/internal/store/sqlite"
+	"github.com/pads-dev/pads/loadtest/backlog"
 )
 
 const chunk = 50_000
@@ -33,9 +41,21 @@ func main() {
 	database := flag.String("database", "", "the database: sqlite://PATH or postgres://...")
 	n := flag.Int("records", 1_000_000, "records to add")
 	client := flag.String("client", "load", "their client")
+	pending := flag.Int("pending", 0, "queue this many pending deliveries for -destination instead of adding records")
+	destination := flag.String("destination", "", "with -pending: the destination's id")
+	key := flag.String("key", "", "with -pending: pads' first encryption key, base64")
+	keyID := flag.String("key-id", "e1", "with -pending: that key's id")
 	flag.Parse()
 	ctx := context.Background()
 	start := time.Now()
+	if *pending > 0 {
+		if err := queueBacklog(ctx, *database, *client, *destination, *key, *keyID, *pending); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("fill: %d pending deliveries of client %s to destination %s in %v\n", *pending, *client, *destination,
+			time.Since(start).Round(time.Second))
+		return
+	}
 	if err := migrate(ctx, *database); err != nil {
 		log.Fatal(err)
 	}
@@ -49,6 +69,22 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("fill: %d records of client %s in %v\n", *n, *client, time.Since(start).Round(time.Second))
+}
+
+// queueBacklog queues pending deliveries sealed under the key given.
+func queueBacklog(ctx context.Context, database, client, destination, key, keyID string, n int) error {
+	if destination == "" || key == "" {
+		return fmt.Errorf("fill: -pending needs -destination and -key")
+	}
+	secret, err := base64.StdEncoding.DecodeString(key)
+	if err != nil {
+		return fmt.Errorf("fill: -key: %w", err)
+	}
+	keys, err := seal.NewKeyring([]seal.Key{{ID: keyID, Secret: secret}})
+	if err != nil {
+		return err
+	}
+	return backlog.Backlog{Database: database, Keys: keys, Client: client, Destination: destination, Pending: n}.Queue(ctx)
 }
 
 // migrate opens and closes the database through the store, which creates
