@@ -19,11 +19,13 @@
 #     PADS_LOAD_PROCESSES=N that many pads processes on it, sent to in turn.
 #   loadtest/run.sh backlog [seconds] [pending]
 #     A destination down for a day: end to end as above, paced at 1,000
-#     saves/s and then flat out, each run once on a fresh database and once
-#     with PENDING (1,000,000 by default) deliveries first queued for
-#     another client's destination that answers 500, their retries due over
-#     the next day; in turns, three rounds (PADS_LOAD_ROUNDS). With
-#     PADS_LOAD_DATABASE=postgres://... on fresh databases of that server.
+#     saves/s and then flat out, each run once with PENDING (1,000,000 by
+#     default) deliveries first queued for another client's destination
+#     that answers 500, their retries due over the next day, and once with
+#     the same records and deliveries delivered instead (a database of the
+#     same size, nothing waiting); in turns, three rounds
+#     (PADS_LOAD_ROUNDS). With PADS_LOAD_DATABASE=postgres://... on fresh
+#     databases of that server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = backlog ]; then
@@ -36,8 +38,8 @@ if [ "${1:-}" = backlog ]; then
   opts=(-pads "$bin/pads" -duration "${secs}s" -database "${PADS_LOAD_DATABASE:-}" -fresh)
   for r in $(seq "${PADS_LOAD_ROUNDS:-3}"); do
     for rate in 1000 0; do
-      echo "== round $r, rate $rate, without a backlog"
-      "$bin/e2e" "${opts[@]}" -rate "$rate"
+      echo "== round $r, rate $rate, without a backlog ($pending delivered)"
+      "$bin/e2e" "${opts[@]}" -rate "$rate" -history "$pending"
       echo "== round $r, rate $rate, beside $pending pending for a destination that is down"
       "$bin/e2e" "${opts[@]}" -rate "$rate" -backlog "$pending"
     done

@@ -42,6 +42,18 @@ type Backlog struct {
 	Pending int
 	// Spread is the span over which their retries are due, from now.
 	Spread time.Duration
+	// Delivered queues the same rows delivered instead of pending: a day
+	// of deliveries that went through, the database a backlog is compared
+	// with (the same records, events and deliveries, none waiting).
+	Delivered bool
+}
+
+// state is what the rows' delivery state, attempts and last error are.
+func (b Backlog) state() (state string, attempts int, lastError any) {
+	if b.Delivered {
+		return "delivered", 1, nil
+	}
+	return "pending", 5, "http_5xx"
 }
 
 // uuid is the i-th backlog record's patientUUID: no load sends it.
@@ -70,6 +82,9 @@ func (b Backlog) rows(from, to int, now time.Time) []row {
 			created: now.Add(-rand.N(24 * time.Hour)).UnixNano(),
 			nextAt:  now.Add(rand.N(b.Spread)).UnixNano(),
 		})
+		if b.Delivered {
+			out[len(out)-1].nextAt = out[len(out)-1].created
+		}
 	}
 	return out
 }
@@ -144,13 +159,14 @@ func (b Backlog) sqlite(ctx context.Context, path string) error {
 			SELECT ?4 + rowid, ?3 + rowid, ?1 || '-main', 'non-sensitive', 'pads-score-2', created_at, payload FROM backlog ORDER BY rowid`,
 		`INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 				next_at, created_at, updated_at, last_error)
-			SELECT message_id, ?4 + rowid, ?3 + rowid, ?1, ?2, 'non-sensitive', 'pending', 1, 5, next_at, created_at, created_at, 'http_5xx'
+			SELECT message_id, ?4 + rowid, ?3 + rowid, ?1, ?2, 'non-sensitive', ?5, 1, ?6, next_at, created_at, created_at, ?7
 			FROM backlog ORDER BY rowid`,
 		"DROP TABLE backlog",
 		"PRAGMA wal_checkpoint(TRUNCATE)",
 	}
+	state, attempts, lastError := b.state()
 	for _, q := range steps {
-		if _, err := db.ExecContext(ctx, q, b.Client, b.Destination, r0, e0); err != nil {
+		if _, err := db.ExecContext(ctx, q, b.Client, b.Destination, r0, e0, state, attempts, lastError); err != nil {
 			return fmt.Errorf("backlog: %w", err)
 		}
 	}
@@ -192,14 +208,15 @@ func (b Backlog) postgres(ctx context.Context) error {
 			FROM backlog b JOIN records r ON r.patient_uuid = b.patient_uuid AND r.client_id = $1 AND r.assessment_type = 'faceScan'`,
 		`INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 				next_at, created_at, updated_at, last_error)
-			SELECT b.message_id, e.id, r.id, $1, $2, 'non-sensitive', 'pending', 1, 5, b.next_at, b.created_at, b.created_at, 'http_5xx'
+			SELECT b.message_id, e.id, r.id, $1, $2, 'non-sensitive', $3, 1, $4, b.next_at, b.created_at, b.created_at, $5
 			FROM backlog b JOIN records r ON r.patient_uuid = b.patient_uuid AND r.client_id = $1 AND r.assessment_type = 'faceScan'
 			JOIN events e ON e.record_id = r.id`,
 	}
+	state, attempts, lastError := b.state()
 	for i, q := range steps {
 		args := []any{b.Client}
 		if i == 2 {
-			args = append(args, b.Destination)
+			args = append(args, b.Destination, state, attempts, lastError)
 		}
 		if _, err := conn.Exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("backlog: %w", err)

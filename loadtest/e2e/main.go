@@ -8,7 +8,8 @@
 // client's destination, down (it answers 500), first gets N pending
 // deliveries whose retries fall due over the next day (loadtest/backlog),
 // as a destination down for a day leaves them: the saves and deliveries
-// measured are the healthy destination's, beside that backlog. Run it with
+// measured are the healthy destination's, beside that backlog. -history N
+// adds the same rows delivered instead, for the run to compare with. Run it with
 // loadtest/run.sh e2e and loadtest/run.sh backlog.
 package main
 
@@ -51,6 +52,7 @@ func main() {
 	database := flag.String("database", "", "database URL (default: SQLite in a fresh data dir)")
 	processes := flag.Int("processes", 1, "pads processes sharing -database, sent to in turn")
 	pending := flag.Int("backlog", 0, "pending deliveries to queue first for a destination that answers 500")
+	history := flag.Int("history", 0, "delivered deliveries to add first, as many records as -backlog makes (the run to compare a backlog with)")
 	fresh := flag.Bool("fresh", false, "with -database: run on a new database of that server, dropped at the end")
 	flag.Parse()
 	if *database != "" && *fresh {
@@ -99,7 +101,7 @@ func main() {
 	}
 	go http.Serve(ln, recv)
 
-	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending)
+	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending, *history)
 	defer stop()
 	tok := token(bases[0]) // the processes share their keys: it is good on each
 
@@ -215,7 +217,7 @@ func verify(key []byte, h http.Header, body []byte) bool {
 // one's data dir when ""), sharing their secrets, after queueing pending
 // deliveries for the destination that is down, and returns their base
 // URLs and what stops them.
-func startPads(bin, receiver, database string, n, pending int) ([]string, func()) {
+func startPads(bin, receiver, database string, n, pending, history int) ([]string, func()) {
 	dir, err := os.MkdirTemp("", "pads-e2e-")
 	if err != nil {
 		log.Fatal(err)
@@ -264,7 +266,10 @@ clients:
 `, port, data, db, jwt, enc, receiver, secret, receiver)
 		os.MkdirAll(data, 0o700)
 		if p == 0 && pending > 0 {
-			queueBacklog(database, data, enc, pending)
+			queueBacklog(database, data, enc, pending, false)
+		}
+		if p == 0 && history > 0 {
+			queueBacklog(database, data, enc, history, true)
 		}
 		path := filepath.Join(data, "pads.yaml")
 		os.WriteFile(path, []byte(cfg), 0o600)
@@ -293,9 +298,10 @@ clients:
 	return bases, stop
 }
 
-// queueBacklog queues pending deliveries for client down's destination,
-// sealed under enc, on database (SQLite in data when "").
-func queueBacklog(database, data, enc string, pending int) {
+// queueBacklog queues n pending deliveries (or, when delivered, n
+// delivered ones) for client down's destination, sealed under enc, on
+// database (SQLite in data when "").
+func queueBacklog(database, data, enc string, n int, delivered bool) {
 	if database == "" {
 		database = "sqlite://" + filepath.Join(data, "pads.db")
 	}
@@ -305,11 +311,15 @@ func queueBacklog(database, data, enc string, pending int) {
 		log.Fatal(err)
 	}
 	start := time.Now()
-	err = backlog.Backlog{Database: database, Keys: keys, Client: "down", Destination: "down", Pending: pending}.Queue(context.Background())
+	err = backlog.Backlog{Database: database, Keys: keys, Client: "down", Destination: "down", Pending: n, Delivered: delivered}.Queue(context.Background())
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("backlog: %d pending deliveries queued in %v\n", pending, time.Since(start).Round(time.Second))
+	state := "pending"
+	if delivered {
+		state = "delivered"
+	}
+	fmt.Printf("backlog: %d %s deliveries queued in %v\n", n, state, time.Since(start).Round(time.Second))
 }
 
 // newSecret is a base64 key of 32 random bytes, for the config's secrets.
