@@ -54,20 +54,22 @@ func main() {
 	pending := flag.Int("backlog", 0, "pending deliveries to queue first for a destination that answers 500")
 	history := flag.Int("history", 0, "delivered deliveries to add first, as many records as -backlog makes (the run to compare a backlog with)")
 	fresh := flag.Bool("fresh", false, "with -database: run on a new database of that server, dropped at the end")
+	warmup := flag.Duration("warmup", 0, "how long pads runs before the saves start (with -backlog: the retries that fell due while it was queued are tried first)")
 	flag.Parse()
 	if *database != "" && *fresh {
 		db, drop, err := harness.FreshDatabase(context.Background(), *database, "pads_e2e_")
 		if err != nil {
 			log.Fatal(err)
 		}
+		atExit = append(atExit, drop)
 		defer drop()
 		*database = db
 	}
 	if *processes > 1 && *database == "" {
-		log.Fatal("e2e: several processes need -database postgres://...")
+		fatal("e2e: several processes need -database postgres://...")
 	}
 	if *padsBin == "" {
-		log.Fatal("e2e: -pads is required")
+		fatal("e2e: -pads is required")
 	}
 	var (
 		mu       sync.Mutex
@@ -97,13 +99,15 @@ func main() {
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		log.Fatal(err)
+		fatal(err)
 	}
 	go http.Serve(ln, recv)
 
 	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending, *history)
 	defer stop()
-	tok := token(bases[0]) // the processes share their keys: it is good on each
+	atExit = append([]func(){stop}, atExit...) // pads first, then its database
+	tok := token(bases[0])                     // the processes share their keys: it is good on each
+	time.Sleep(*warmup)
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
 	jobs := make(chan int, *workers)
@@ -205,6 +209,19 @@ func main() {
 	}
 }
 
+// atExit is what fatal runs before it ends the program: deferred calls
+// do not run on an exit.
+var atExit []func()
+
+// fatal logs v, runs atExit (the fresh database is dropped) and exits 1.
+func fatal(v ...any) {
+	log.Print(v...)
+	for _, f := range atExit {
+		f()
+	}
+	os.Exit(1)
+}
+
 func verify(key []byte, h http.Header, body []byte) bool {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(h.Get("webhook-id") + "." + h.Get("webhook-timestamp") + "."))
@@ -220,7 +237,7 @@ func verify(key []byte, h http.Header, body []byte) bool {
 func startPads(bin, receiver, database string, n, pending, history int) ([]string, func()) {
 	dir, err := os.MkdirTemp("", "pads-e2e-")
 	if err != nil {
-		log.Fatal(err)
+		fatal(err)
 	}
 	var bases []string
 	var cmds []*exec.Cmd
@@ -282,7 +299,7 @@ clients:
 		}
 		if err := cmd.Start(); err != nil {
 			stop()
-			log.Fatal(err)
+			fatal(err)
 		}
 		cmds = append(cmds, cmd)
 		base := "http://127.0.0.1:" + strconv.Itoa(port)
@@ -308,12 +325,12 @@ func queueBacklog(database, data, enc string, n int, delivered bool) {
 	secret, _ := base64.StdEncoding.DecodeString(enc)
 	keys, err := seal.NewKeyring([]seal.Key{{ID: "e1", Secret: secret}})
 	if err != nil {
-		log.Fatal(err)
+		fatal(err)
 	}
 	start := time.Now()
 	err = backlog.Backlog{Database: database, Keys: keys, Client: "down", Destination: "down", Pending: n, Delivered: delivered}.Queue(context.Background())
 	if err != nil {
-		log.Fatal(err)
+		fatal(err)
 	}
 	state := "pending"
 	if delivered {
@@ -332,7 +349,7 @@ func newSecret() string {
 func freePort() int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		log.Fatal(err)
+		fatal(err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
@@ -342,7 +359,7 @@ func token(base string) string {
 	resp, err := http.Post(base+"/storage/authenticate", "application/json",
 		bytes.NewReader([]byte(`{"username":"load","password":"load-test-key-0123456789"}`)))
 	if err != nil {
-		log.Fatal(err)
+		fatal(err)
 	}
 	defer resp.Body.Close()
 	var out struct{ Token string }

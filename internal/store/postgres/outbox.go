@@ -29,13 +29,21 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	var out []store.Claimed
 	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
 		out = out[:0]
+		// Sorts go back on for the batch's other work (see qClaim).
+		if _, err := t.Exec(ctx, sortless); err != nil {
+			return err
+		}
 		rows, err := t.Query(ctx, qClaim, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(),
 			refs(req.Skip), refs(req.Unordered), req.Limit)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
 		out, err = sqlstore.Collect(rows, sqlstore.ScanClaimed)
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		_, err = t.Exec(ctx, sorting)
 		return err
 	})
 	if err != nil {
@@ -164,12 +172,20 @@ func (s *Store) takeOver(ctx context.Context, owner string) (int, error) {
 
 // NextDue returns the earliest scheduled due time after after.
 func (s *Store) NextDue(ctx context.Context, after time.Time) (time.Time, bool, error) {
-	var at sql.NullInt64
-	err := s.pool.QueryRow(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at > $1`, after.UnixNano()).Scan(&at)
-	if err != nil || !at.Valid {
+	var at int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sortless); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, qNextDue, after.UnixNano()).Scan(&at)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
 		return time.Time{}, false, err
 	}
-	return time.Unix(0, at.Int64).UTC(), true, nil
+	return time.Unix(0, at).UTC(), true, nil
 }
 
 // Deliveries lists deliveries, newest first.

@@ -38,19 +38,40 @@ const (
 	// a '/'), and the limit. It walks the pending deliveries in (next_at,
 	// id) order down their index and stops at the limit: the skip is a
 	// filter on that walk, not a join, which would read every due delivery
-	// first. A delivery whose record has an earlier delivery pending to the
-	// same destination waits for it (one index probe), unless the
-	// destination is unordered. next_at moves to the lease's end, as in the
-	// SQLite store. SKIP LOCKED lets processes claim side by side without
-	// waiting on each other's rows.
+	// first. A delivery waits while its record has an earlier delivery
+	// pending to the same destination (per-record order), unless the
+	// destination is unordered: it goes only if it is the first pending
+	// one of its record to its destination, one probe of the first entry
+	// of deliveries_by_record. next_at moves to the lease's end, as in
+	// the SQLite store. SKIP LOCKED lets processes claim side by side
+	// without waiting on each other's rows.
+	//
+	// Both walks are ordered ones, and the claim runs with sorts disabled
+	// (sortless), so that the planner takes them whatever its statistics
+	// say. Most deliveries are delivered, so the statistics usually say
+	// that almost none is pending; the planner then preferred to find the
+	// pending ones through deliveries_by_state and sort them, and, for
+	// each, to look for an earlier one of its record among all of them:
+	// with 200,000 pending (a burst, or a destination down), one claim
+	// read them all for every candidate and ran for minutes.
 	qClaim = `UPDATE deliveries d SET lease_owner = $1, lease_until = $2, next_at = $2 FROM events e, records r WHERE d.id IN (
 		SELECT c.id FROM deliveries c WHERE c.state = 'pending' AND c.next_at <= $3 AND (c.lease_until IS NULL OR c.lease_until <= $3)
 		AND c.client_id || '/' || c.destination <> ALL($4::text[])
-		AND (c.client_id || '/' || c.destination = ANY($5::text[]) OR NOT EXISTS (SELECT 1 FROM deliveries p
-			WHERE p.record_id = c.record_id AND p.destination = c.destination AND p.state = 'pending' AND p.event_id < c.event_id
-			AND p.client_id = c.client_id))
+		AND (c.client_id || '/' || c.destination = ANY($5::text[]) OR c.event_id <= (SELECT p.event_id FROM deliveries p
+			WHERE p.record_id = c.record_id AND p.destination = c.destination AND p.state = 'pending' AND p.client_id = c.client_id
+			ORDER BY p.event_id LIMIT 1))
 		ORDER BY c.next_at, c.id LIMIT $6 FOR UPDATE SKIP LOCKED)
 		AND e.id = d.event_id AND r.id = e.record_id RETURNING ` + sqlstore.DeliveryColumns + sqlstore.ClaimedBodies
+	// qNextDue takes a time and returns the first pending delivery's due
+	// time after it: one step down deliveries_due, run sortless like
+	// qClaim for the same reason.
+	qNextDue = "SELECT next_at FROM deliveries WHERE state = 'pending' AND next_at > $1 ORDER BY next_at LIMIT 1"
+	// sortless and sorting turn the planner's sorts off and on again
+	// within a transaction, around qClaim and qNextDue: a plan that
+	// would sort costs more than any other, so the ordered walks of the
+	// pending deliveries' indexes are taken.
+	sortless       = "SET LOCAL enable_sort = off"
+	sorting        = "SET LOCAL enable_sort = on"
 	qInsertAttempt = `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 		status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	// qFinish takes state, attempts, next at, updated at, last error, id,
