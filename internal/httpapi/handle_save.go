@@ -28,10 +28,10 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // handleSave is POST /patient/savePatientData. It runs the contract's checks
 // in the contract's order and answers with the first that fails: the
-// token, the data type, the body (intake), then the save itself (package
-// save: the funnel's owner, the rules, the commit). A 2xx means the record
-// is durably committed.
-func handleSave(d Deps) http.Handler {
+// token, the client's save limit, the data type, the body (intake), then
+// the save itself (package save: the funnel's owner, the rules, the
+// commit). A 2xx means the record is durably committed.
+func handleSave(d Deps, limits *saveLimits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		clientID, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
 		if !ok {
@@ -44,6 +44,12 @@ func handleSave(d Deps) http.Handler {
 			return
 		}
 		infoFrom(r.Context()).client = clientID
+		// Before the body is read: a client over its limit costs little.
+		if wait, ok := limits.take(client, d.Now()); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
+			writeError(w, r, http.StatusTooManyRequests, "Too many requests")
+			return
+		}
 		dt, ok := record.ParseDataType(r.URL.Query().Get("dataType"))
 		if !ok {
 			writeError(w, r, http.StatusBadRequest, "Invalid data type. Use 'sensitive' or 'non-sensitive'")
