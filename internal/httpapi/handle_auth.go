@@ -59,6 +59,10 @@ func authenticate(d Deps, audience string, digestsOf func(*config.Config, string
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxLoginBody+1))
+		if bodyTimedOut(err) {
+			requestTimeout(w, r)
+			return
+		}
 		if err != nil || len(body) > maxLoginBody {
 			d.Metrics.ObserveLogin(audience, "bad_request")
 			writeError(w, r, http.StatusBadRequest, "Body must be a JSON object with string fields username and password")

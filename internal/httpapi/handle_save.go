@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/intake"
@@ -124,6 +126,10 @@ func readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit i
 		return false
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1)); err != nil {
+		if bodyTimedOut(err) {
+			requestTimeout(w, r)
+			return false
+		}
 		writeError(w, r, http.StatusBadRequest, "Invalid JSON body")
 		return false
 	}
@@ -132,6 +138,22 @@ func readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit i
 		return false
 	}
 	return true
+}
+
+// bodyTimedOut reports whether a body read failed because the request
+// outlasted limits.readTimeout: a body trickled in too slowly.
+func bodyTimedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// requestTimeout answers a request whose body did not arrive within
+// limits.readTimeout, and closes the connection: it cannot be read further.
+// The answer gets a second of its own, even past limits.writeTimeout.
+func requestTimeout(w http.ResponseWriter, r *http.Request) {
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Second))
+	w.Header().Set("Connection", "close")
+	writeError(w, r, http.StatusRequestTimeout, "Request timeout")
 }
 
 func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
