@@ -82,6 +82,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	ln := app.limitConnections(tcp, cfg)
 	app.dispatcher.Start()
+	app.revocations.Start()
+	defer app.revocations.Stop()
 	// Runs before the store closes (defers run last in, first out):
 	// attempts under way may finish, each bounded by its destination's
 	// timeout; the rest are retried after the restart.
@@ -174,6 +176,9 @@ type app struct {
 	dispatcher *deliver.Dispatcher
 	handler    http.Handler
 	conns      *httpapi.Listener // set when pads listens
+	// revocations are the clients' revoked tokens, read again every
+	// auth.RevocationRefresh while pads serves.
+	revocations *auth.Revocations
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -208,10 +213,16 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		st, err := a.store.OutboxStats(ctx, time.Now())
 		return st.Pending, st.Failed, st.OldestDue, err
 	})
+	// Revoked tokens: read before serving, then every few seconds.
+	a.revocations = auth.NewRevocations(a.store.TokenRevocations, auth.RevocationRefresh, logger)
+	if err := a.revocations.Refresh(ctx); err != nil {
+		a.store.Close()
+		return nil, fmt.Errorf("read token revocations: %w", err)
+	}
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
 	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
 	a.handler = httpapi.NewServer(httpapi.Deps{
-		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,
+		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
 	})
 	return a, nil

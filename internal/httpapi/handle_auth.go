@@ -83,7 +83,9 @@ func authenticate(d Deps, audience string, digestsOf func(*config.Config, string
 			return
 		}
 		cfg := d.Config()
-		if !auth.MatchKey(digestsOf(cfg, user), *in.Password) {
+		digests := digestsOf(cfg, user)
+		key := auth.KeyIndex(digests, *in.Password)
+		if key < 0 {
 			d.Throttle.Fail(user, addr)
 			d.Metrics.ObserveLogin(audience, "unauthorized")
 			writeError(w, r, http.StatusUnauthorized, "Unauthorized")
@@ -91,7 +93,7 @@ func authenticate(d Deps, audience string, digestsOf func(*config.Config, string
 		}
 		d.Throttle.Succeed(user, addr)
 		ttl := cfg.TokenTTL.D()
-		tok, err := d.Tokens.Issue(user, audience, ttl)
+		tok, err := d.Tokens.Issue(user, audience, ttl, digests[key])
 		if err != nil {
 			d.Logger.Error("issue token", "request_id", requestID(r), "err", err)
 			writeError(w, r, http.StatusInternalServerError, "Internal server error")

@@ -35,16 +35,20 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // commit). A 2xx means the record is durably committed.
 func handleSave(d Deps, limits *saveLimits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		clientID, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
+		claims, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
 		if !ok {
 			return
 		}
 		cfg := d.Config()
-		client := cfg.Client(clientID)
-		if client == nil { // removed from the config since the token was issued
+		client := cfg.Client(claims.Subject)
+		// The token must still stand for a client of the config in
+		// force, through one of its API keys in force, and not be
+		// revoked (pads tokens revoke).
+		if client == nil || !d.Tokens.IssuedUnder(claims, client.KeyDigests()) || d.Revocations.Revoked(claims) {
 			invalidToken(w, r)
 			return
 		}
+		clientID := client.ID
 		infoFrom(r.Context()).client = clientID
 		// Before the body is read: a client over its limit costs little.
 		if wait, ok := limits.take(client, d.Now()); !ok {
@@ -94,24 +98,25 @@ func handleSave(d Deps, limits *saveLimits) http.Handler {
 	})
 }
 
-// bearer checks the Authorization header and returns the token's client.
-func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens, audience string) (string, bool) {
+// bearer checks the Authorization header and returns the token's claims;
+// the caller checks them against the config in force.
+func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens, audience string) (auth.Claims, bool) {
 	h := r.Header.Get("Authorization")
 	if strings.TrimSpace(h) == "" {
 		writeError(w, r, http.StatusUnauthorized, "No authorization header present")
-		return "", false
+		return auth.Claims{}, false
 	}
 	scheme, tok, found := strings.Cut(h, " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") || len(tok) > auth.MaxTokenLength {
 		invalidToken(w, r)
-		return "", false
+		return auth.Claims{}, false
 	}
-	sub, err := tokens.Verify(strings.TrimSpace(tok), audience)
+	claims, err := tokens.Verify(strings.TrimSpace(tok), audience)
 	if err != nil {
 		invalidToken(w, r)
-		return "", false
+		return auth.Claims{}, false
 	}
-	return sub, true
+	return claims, true
 }
 
 func invalidToken(w http.ResponseWriter, r *http.Request) {
