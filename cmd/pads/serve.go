@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,6 +82,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen: %w", err)
 	}
 	ln := app.limitConnections(tcp, cfg)
+	if cfg.TLS.Enabled() {
+		cert, err := loadCertificate(cfg.TLS)
+		if err != nil {
+			tcp.Close()
+			return err
+		}
+		app.cert = &certificate{}
+		app.cert.current.Store(cert)
+		ln = app.cert.listener(ln)
+		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
+	}
 	app.dispatcher.Start()
 	app.revocations.Start()
 	defer app.revocations.Stop()
@@ -103,7 +115,7 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 	// first would otherwise end the process (the signal's default).
 	stopReload := a.reloadOnHUP(path, getenv, cfg)
 	defer stopReload()
-	a.logger.Info("listening", "addr", ln.Addr().String(), "config", path, "version", version)
+	a.logger.Info("listening", "addr", ln.Addr().String(), "tls", a.cert != nil, "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -132,7 +144,10 @@ const maxHeaderBytes = 32 << 10
 // read its answer (WriteTimeout), a connection left idle (IdleTimeout).
 // They take effect at the start: a reload does not change them.
 func newHTTPServer(h http.Handler, l config.Limits) *http.Server {
+	var http1 http.Protocols
+	http1.SetHTTP1(true)
 	return &http.Server{
+		Protocols:         &http1,
 		Handler:           h,
 		ReadHeaderTimeout: l.ReadHeaderTimeout.D(),
 		ReadTimeout:       l.ReadTimeout.D(),
@@ -179,6 +194,8 @@ type app struct {
 	// revocations are the clients' revoked tokens, read again every
 	// auth.RevocationRefresh while pads serves.
 	revocations *auth.Revocations
+	// cert is the TLS certificate served, nil without TLS.
+	cert *certificate
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -309,6 +326,17 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 		return
 	}
 	cfg.Listen = a.live.Load().Listen
+	var cert *tls.Certificate
+	switch {
+	case a.cert != nil && cfg.TLS.Enabled():
+		if cert, err = loadCertificate(cfg.TLS); err != nil {
+			a.metrics.ObserveConfigReload(false)
+			a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
+			return
+		}
+	case a.cert != nil || cfg.TLS.Enabled():
+		a.logger.Warn("config reload: turning tls on or off takes effect at the next restart")
+	}
 	if cfg.DataDir != started.DataDir || cfg.Database != started.Database || cfg.ServiceName != started.ServiceName ||
 		!sameSecrets(cfg.Secrets, started.Secrets) {
 		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
@@ -318,6 +346,10 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 	}
 	if a.conns != nil {
 		a.conns.SetMax(cfg.Limits.MaxConnections)
+	}
+	if cert != nil {
+		a.cert.current.Store(cert)
+		a.logger.Info("tls certificate reloaded", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
 	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
 	table := newDestinationTable(cfg)

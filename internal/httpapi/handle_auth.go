@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -118,12 +117,11 @@ func isJSON(ct string) bool {
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
-// remoteHost is the caller's address without the port. pads does not trust
-// X-Forwarded-For: behind a proxy, run the throttle at the proxy too.
+// remoteHost is the caller's address (clientAddr): the TCP peer, or the
+// address trusted proxies say they got the request from.
 func remoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+	if info := infoFrom(r.Context()); info != nil {
+		return info.remote
 	}
-	return host
+	return r.RemoteAddr
 }

@@ -49,7 +49,7 @@ func newConsole(d Deps) *console.Console {
 			if info := infoFrom(r.Context()); info != nil {
 				info.client = actor
 			}
-		}})
+		}, ClientAddr: remoteHost})
 }
 
 // Routes lists "METHOD /path" of every route of a server with the given

@@ -38,5 +38,5 @@ type Deps struct {
 func NewServer(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	addRoutes(&router{mux: mux, allow: map[string][]string{}}, d)
-	return withRequestID(observe(d.Logger, d.Metrics, recoverPanics(d.Logger, mux)))
+	return withRequestInfo(d.Config, observe(d.Logger, d.Metrics, recoverPanics(d.Logger, mux)))
 }
