@@ -77,21 +77,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer app.store.Close()
+	if cfg.TLS.Enabled() {
+		cert, err := loadCertificate(cfg.TLS)
+		if err != nil {
+			return err
+		}
+		app.cert = &certificate{}
+		app.cert.current.Store(cert)
+		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
+	}
 	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	ln := app.limitConnections(tcp, cfg)
-	if cfg.TLS.Enabled() {
-		cert, err := loadCertificate(cfg.TLS)
-		if err != nil {
-			tcp.Close()
-			return err
-		}
-		app.cert = &certificate{}
-		app.cert.current.Store(cert)
+	if app.cert != nil {
 		ln = app.cert.listener(ln)
-		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
 	}
 	app.dispatcher.Start()
 	app.revocations.Start()
