@@ -354,8 +354,10 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
 	table := newDestinationTable(cfg)
-	a.live.Store(cfg)
+	// Destinations first: a save under the new config enqueues to its
+	// destinations, and the dispatcher must already know them.
 	a.dests.Store(table)
+	a.live.Store(cfg)
 	for _, s := range a.senders {
 		if r, ok := s.(deliver.Reloader); ok {
 			r.Reload(table.all)

@@ -102,6 +102,8 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"bad role arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sns:us-east-1:123456789012:t\n        region: us-east-1\n        roleArn: admin\n", "clients[0].destinations[0].roleArn: must be an IAM role ARN"},
 		{"sns key on a webhook", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        region: us-east-1\n", "clients[0].destinations[0]: topicArn, region, endpoint and roleArn belong to sns destinations"},
 		{"unknown type", minimal + "    destinations:\n      - type: email\n", "clients[0].destinations[0].type: must be webhook or sns"},
+		{"lease under two timeouts", "limits: {deliveryLease: 30s}\n" + minimal + "    destinations:\n      - {type: webhook, url: \"https://example.com/x\", timeout: 20s}\n",
+			"limits.deliveryLease: must be at least 50s: twice the longest destination timeout (20s) and 10s"},
 		{"bad destination id", minimal + "    destinations:\n      - id: \"a b\"\n        type: webhook\n        url: https://example.com/x\n", "clients[0].destinations[0].id: must be 1 to 128 letters"},
 		{"duplicate destination id", minimal + "    destinations:\n      - {id: hook, type: webhook, url: \"https://example.com/x\"}\n      - {id: hook, type: webhook, url: \"https://example.com/y\"}\n",
 			`clients[0].destinations[1].id: destination "hook" is defined twice for client "acme"`},

@@ -164,6 +164,9 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	if err := c.validateLease(); err != nil {
+		return err
+	}
 	c.admins = map[string]*Admin{}
 	for i := range c.Admins {
 		a := &c.Admins[i]
@@ -245,6 +248,23 @@ func (c *Config) validateTLS() error {
 			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 		}
 		c.proxies = append(c.proxies, p.Masked())
+	}
+	return nil
+}
+
+// validateLease keeps the delivery lease above what an attempt can take:
+// the destination's timeout, plus as long again waiting in its line for a
+// slot, plus a margin. A lease that ran out under an attempt would let
+// another process try the delivery at the same time.
+func (c *Config) validateLease() error {
+	longest := time.Duration(0)
+	for i := range c.Clients {
+		for _, d := range c.Clients[i].Destinations {
+			longest = max(longest, d.Timeout.D())
+		}
+	}
+	if least := 2*longest + 10*time.Second; c.Limits.DeliveryLease.D() < least {
+		return c.errAt("limits.deliveryLease", "must be at least %s: twice the longest destination timeout (%s) and 10s", least, longest)
 	}
 	return nil
 }

@@ -170,13 +170,13 @@ func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, http.StatusBadRequest, errorBody{Message: ie.Error(), RequestID: requestID(r), Errors: ie.Errors})
 }
 
-// storeFailed answers a store error: 503 while pads stops, the caller left
-// or the database is unavailable (then with Retry-After), else 500 with the
-// cause in the log (never in the answer).
 // retryAfterUnavailable is the Retry-After, in seconds, of a 503 for an
 // unavailable database.
 const retryAfterUnavailable = 5
 
+// storeFailed answers a store error: 503 while pads stops, the caller left
+// or the database is unavailable (then with Retry-After), else 500 with the
+// cause in the log (never in the answer).
 func storeFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, store.ErrClosed):
