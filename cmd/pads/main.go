@@ -5,6 +5,7 @@
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads audit [--limit N]                        print the audit log
+//	pads tokens revoke --client ID                refuse every token of a client issued until now
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
 //	pads version
@@ -53,6 +54,7 @@ var errUsage = errors.New(`usage:
   pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
   pads records reseal [--config FILE]
   pads audit [--limit N] [--config FILE]
+  pads tokens revoke --client ID [--config FILE]
   pads keys api|secret
   pads version`)
 
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "records":
 		return records(ctx, args[1:], getenv, stdout, stderr)
+	case "tokens":
+		return tokens(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keys(args[1:], stdout)
 	case "version":

@@ -42,6 +42,7 @@ type Store interface {
 	Outbox
 	Auditor
 	Console
+	Revocations
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for the writes under way, then releases the database.
