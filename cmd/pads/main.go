@@ -6,6 +6,7 @@
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
+//	pads tokens revoke --client ID                refuse every token of a client issued until now
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
 //	pads version
@@ -55,6 +56,7 @@ var errUsage = errors.New(`usage:
   pads records reseal [--config FILE]
   pads backup FILE [--config FILE]
   pads audit [--limit N] [--config FILE]
+  pads tokens revoke --client ID [--config FILE]
   pads keys api|secret
   pads version`)
 
@@ -76,6 +78,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return records(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return backup(ctx, args[1:], getenv, stdout, stderr)
+	case "tokens":
+		return tokens(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keys(args[1:], stdout)
 	case "version":

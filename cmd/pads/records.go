@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/operator"
+	"github.com/pads-dev/pads/internal/store"
 )
 
 // records runs the record maintenance commands:
@@ -50,18 +52,28 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 	defer st.Close()
 	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor(getenv))
 	if err != nil {
-		return fmt.Errorf("reseal (%d records rewritten before the error): %w", rep.Resealed, err)
+		return fmt.Errorf("%w (rewritten before the error: %d records, %d payloads, %d answers)", err,
+			rep.Records.Rewritten, rep.Payloads.Rewritten, rep.Responses.Rewritten)
 	}
-	fmt.Fprintf(stdout, "resealed %d records under key %q\n", rep.Resealed, keys.Encryption[0].ID)
-	ids := make([]string, 0, len(rep.Records))
-	for id := range rep.Records {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		fmt.Fprintf(stdout, "records under key %q: %d\n", id, rep.Records[id])
+	for _, kind := range []struct {
+		name string
+		r    store.Resealed
+	}{{"records", rep.Records}, {"payloads", rep.Payloads}, {"answers", rep.Responses}} {
+		fmt.Fprintf(stdout, "resealed %d %s under key %q\n", kind.r.Rewritten, kind.name, keys.Encryption[0].ID)
+		for _, id := range slices.Sorted(maps.Keys(kind.r.ByKey)) {
+			fmt.Fprintf(stdout, "%s under key %q: %d\n", kind.name, keyName(id), kind.r.ByKey[id])
+		}
 	}
 	return nil
+}
+
+// keyName names a key id in reseal's report: "" is a value in no known
+// format (written by something else than pads).
+func keyName(id string) string {
+	if id == "" {
+		return "(none)"
+	}
+	return id
 }
 
 // existingConfig is the --config value, or the starter config when there is

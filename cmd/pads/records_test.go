@@ -32,7 +32,7 @@ func TestRecordsResealRetiresAnOldEncryptionKey(t *testing.T) {
 	s := startServerAt(t, path)
 	tok := s.token("acme", acmeKey, "storage")
 	for i := range 3 {
-		if r := s.save(tok, "non-sensitive", fmt.Sprintf(`{"assessmentType":"faceScan","funnelID":"acme-main","email":"p%d@example.com"}`, i)); r.status != 201 {
+		if r := s.save(tok, "non-sensitive", fmt.Sprintf(`{"assessmentType":"faceScan","funnelID":"acme-main","email":"p%d@example.com","formCompleted":%t}`, i, i == 0)); r.status != 201 {
 			t.Fatalf("save: %d %s", r.status, r.raw)
 		}
 	}
@@ -43,8 +43,11 @@ func TestRecordsResealRetiresAnOldEncryptionKey(t *testing.T) {
 	if err := run(context.Background(), []string{"records", "reseal", "--config", path}, func(string) string { return "" }, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), `resealed 3 records under key "e2"`) || !strings.Contains(out.String(), `records under key "e2": 3`) {
-		t.Fatalf("reseal said:\n%s", out.String())
+	for _, line := range []string{`resealed 3 records under key "e2"`, `records under key "e2": 3`,
+		`resealed 1 payloads under key "e2"`, `payloads under key "e2": 1`} {
+		if !strings.Contains(out.String(), line+"\n") {
+			t.Fatalf("reseal said:\n%s\nwant the line %s", out.String(), line)
+		}
 	}
 
 	write(withKeys(key("e2", e2)))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -76,11 +77,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer app.store.Close()
-	ln, err := net.Listen("tcp", cfg.Listen)
+	if cfg.TLS.Enabled() {
+		cert, err := loadCertificate(cfg.TLS)
+		if err != nil {
+			return err
+		}
+		app.cert = &certificate{}
+		app.cert.current.Store(cert)
+		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
+	}
+	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	ln := app.limitConnections(tcp, cfg)
+	if app.cert != nil {
+		ln = app.cert.listener(ln)
+	}
 	app.dispatcher.Start()
+	app.revocations.Start()
+	defer app.revocations.Stop()
 	// Runs before the store closes (defers run last in, first out):
 	// attempts under way may finish, each bounded by its destination's
 	// timeout; the rest are retried after the restart.
@@ -95,20 +111,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 // serveHTTP serves the API on ln until ctx ends, reloading the config on
 // SIGHUP, then shuts the server down gracefully.
 func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, getenv func(string) string, cfg *config.Config) error {
-	srv := &http.Server{
-		Handler:           a.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    32 << 10,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
+	srv := newHTTPServer(a.handler, cfg.Limits)
 	// SIGHUP is caught before pads says it listens: a SIGHUP that came
 	// first would otherwise end the process (the signal's default).
 	stopReload := a.reloadOnHUP(path, getenv, cfg)
 	defer stopReload()
-	a.logger.Info("listening", "addr", ln.Addr().String(), "config", path, "version", version)
+	a.logger.Info("listening", "addr", ln.Addr().String(), "tls", a.cert != nil, "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -126,6 +134,49 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 	return nil
 }
 
+// maxHeaderBytes bounds a request's headers (net/http allows 4 KiB more);
+// past it, 431 Request Header Fields Too Large.
+const maxHeaderBytes = 32 << 10
+
+// newHTTPServer is the API's http.Server. Each of its timeouts cuts off a
+// kind of hostile or broken client (docs/operations.md): headers sent too
+// slowly or never (ReadHeaderTimeout, also the bound of a TLS handshake), a
+// body trickled in (ReadTimeout: the whole request), a client that does not
+// read its answer (WriteTimeout), a connection left idle (IdleTimeout).
+// They take effect at the start: a reload does not change them.
+func newHTTPServer(h http.Handler, l config.Limits) *http.Server {
+	var http1 http.Protocols
+	http1.SetHTTP1(true)
+	return &http.Server{
+		Protocols:         &http1,
+		Handler:           h,
+		ReadHeaderTimeout: l.ReadHeaderTimeout.D(),
+		ReadTimeout:       l.ReadTimeout.D(),
+		WriteTimeout:      l.WriteTimeout.D(),
+		IdleTimeout:       l.IdleTimeout.D(),
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+}
+
+// limitConnections bounds the connections of ln to limits.maxConnections
+// (changed by a reload) and reports them in the metrics. It warns when the
+// process may not open that many files.
+func (a *app) limitConnections(ln net.Listener, cfg *config.Config) net.Listener {
+	a.conns = httpapi.NewListener(ln, cfg.Limits.MaxConnections)
+	a.metrics.RegisterConnections(a.conns.Open, a.conns.Refused)
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && rl.Cur < uint64(cfg.Limits.MaxConnections)+fileHeadroom {
+		a.logger.Warn("the open-file limit is below limits.maxConnections plus what pads needs besides; raise it (LimitNOFILE, ulimit -n) or lower limits.maxConnections",
+			"open_files", rl.Cur, "max_connections", cfg.Limits.MaxConnections)
+	}
+	return a.conns
+}
+
+// fileHeadroom is the files pads needs besides client connections: the
+// database, its pool, outbound deliveries.
+const fileHeadroom = 512
+
 // deliveryGrace bounds how long shutdown waits for delivery attempts.
 const deliveryGrace = config.MaxTimeout + 5*time.Second
 
@@ -140,6 +191,12 @@ type app struct {
 	store      store.Store
 	dispatcher *deliver.Dispatcher
 	handler    http.Handler
+	conns      *httpapi.Listener // set when pads listens
+	// revocations are the clients' revoked tokens, read again every
+	// auth.RevocationRefresh while pads serves.
+	revocations *auth.Revocations
+	// cert is the TLS certificate served, nil without TLS.
+	cert *certificate
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -174,10 +231,16 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		st, err := a.store.OutboxStats(ctx, time.Now())
 		return st.Pending, st.Failed, st.OldestDue, err
 	})
+	// Revoked tokens: read before serving, then every few seconds.
+	a.revocations = auth.NewRevocations(a.store.TokenRevocations, auth.RevocationRefresh, logger)
+	if err := a.revocations.Refresh(ctx); err != nil {
+		a.store.Close()
+		return nil, fmt.Errorf("read token revocations: %w", err)
+	}
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
 	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
 	a.handler = httpapi.NewServer(httpapi.Deps{
-		Logger: logger, Config: a.live.Load, Tokens: tokens, Throttle: a.throttle,
+		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
 	})
 	return a, nil
@@ -264,14 +327,37 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 		return
 	}
 	cfg.Listen = a.live.Load().Listen
+	var cert *tls.Certificate
+	switch {
+	case a.cert != nil && cfg.TLS.Enabled():
+		if cert, err = loadCertificate(cfg.TLS); err != nil {
+			a.metrics.ObserveConfigReload(false)
+			a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
+			return
+		}
+	case a.cert != nil || cfg.TLS.Enabled():
+		a.logger.Warn("config reload: turning tls on or off takes effect at the next restart")
+	}
 	if cfg.DataDir != started.DataDir || cfg.Database != started.Database || cfg.ServiceName != started.ServiceName ||
 		!sameSecrets(cfg.Secrets, started.Secrets) {
 		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
 	}
+	if !sameTimeouts(cfg.Limits, started.Limits) {
+		a.logger.Warn("config reload: limits.readHeaderTimeout, readTimeout, writeTimeout and idleTimeout take effect at the next restart")
+	}
+	if a.conns != nil {
+		a.conns.SetMax(cfg.Limits.MaxConnections)
+	}
+	if cert != nil {
+		a.cert.current.Store(cert)
+		a.logger.Info("tls certificate reloaded", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
+	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
 	table := newDestinationTable(cfg)
-	a.live.Store(cfg)
+	// Destinations first: a save under the new config enqueues to its
+	// destinations, and the dispatcher must already know them.
 	a.dests.Store(table)
+	a.live.Store(cfg)
 	for _, s := range a.senders {
 		if r, ok := s.(deliver.Reloader); ok {
 			r.Reload(table.all)
@@ -279,6 +365,11 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 	}
 	a.metrics.ObserveConfigReload(true)
 	a.logger.Info("config reloaded", "clients", len(cfg.Clients))
+}
+
+func sameTimeouts(a, b config.Limits) bool {
+	return a.ReadHeaderTimeout == b.ReadHeaderTimeout && a.ReadTimeout == b.ReadTimeout &&
+		a.WriteTimeout == b.WriteTimeout && a.IdleTimeout == b.IdleTimeout
 }
 
 func sameSecrets(a, b config.Secrets) bool {

@@ -2,6 +2,12 @@ package auth_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +44,17 @@ func TestMatchKey(t *testing.T) {
 			t.Errorf("%s: MatchKey = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	for key, want := range map[string]int{"first-key-0123456": 0, "second-key-012345": 1, "third-key-0123456": -1} {
+		if got := auth.KeyIndex(digests, key); got != want {
+			t.Errorf("KeyIndex(%s) = %d, want %d", key, got, want)
+		}
+	}
 }
+
+var (
+	acmeKey1 = config.DigestAPIKey("acme-first-key-0123456")
+	acmeKey2 = config.DigestAPIKey("acme-second-key-012345")
+)
 
 func clockAt(t *time.Time) func() time.Time { return func() time.Time { return *t } }
 
@@ -49,12 +65,12 @@ func TestTokensRoundTripAndAudienceBinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := toks.Issue("acme", auth.AudienceStorage, time.Hour)
+	tok, err := toks.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sub, err := toks.Verify(tok, auth.AudienceStorage); err != nil || sub != "acme" {
-		t.Fatalf("Verify = %q, %v", sub, err)
+	if c, err := toks.Verify(tok, auth.AudienceStorage); err != nil || c.Subject != "acme" || !c.IssuedAt.Equal(t0) {
+		t.Fatalf("Verify = %+v, %v", c, err)
 	}
 	if _, err := toks.Verify(tok, auth.AudienceSmile); err != auth.ErrInvalidToken {
 		t.Fatalf("a storage token must not pass as a smile token: %v", err)
@@ -64,7 +80,7 @@ func TestTokensRoundTripAndAudienceBinding(t *testing.T) {
 	if parsed.Header["kid"] != "k1" || parsed.Header["alg"] != "HS256" {
 		t.Fatalf("header = %v", parsed.Header)
 	}
-	for _, c := range []string{"iss", "sub", "aud", "iat", "exp", "jti"} {
+	for _, c := range []string{"iss", "sub", "aud", "iat", "exp", "jti", "akid"} {
 		if _, ok := claims[c]; !ok {
 			t.Errorf("claim %s missing", c)
 		}
@@ -79,11 +95,15 @@ func TestVerifyRefusesForgedTokens(t *testing.T) {
 	t.Parallel()
 	now := t0
 	toks, _ := auth.NewTokens("pads", []auth.Key{k1}, clockAt(&now))
-	claims := func() jwt.RegisteredClaims {
-		return jwt.RegisteredClaims{Issuer: "pads", Subject: "acme", Audience: jwt.ClaimStrings{"storage"},
-			IssuedAt: jwt.NewNumericDate(t0), ExpiresAt: jwt.NewNumericDate(t0.Add(time.Hour))}
+	type payload struct {
+		jwt.RegisteredClaims
+		APIKey string `json:"akid,omitempty"`
 	}
-	sign := func(m jwt.SigningMethod, kid string, key any, c jwt.RegisteredClaims) string {
+	claims := func() payload {
+		return payload{RegisteredClaims: jwt.RegisteredClaims{Issuer: "pads", Subject: "acme", Audience: jwt.ClaimStrings{"storage"},
+			IssuedAt: jwt.NewNumericDate(t0), ExpiresAt: jwt.NewNumericDate(t0.Add(time.Hour))}, APIKey: "some-key-id"}
+	}
+	sign := func(m jwt.SigningMethod, kid string, key any, c payload) string {
 		tok := jwt.NewWithClaims(m, c)
 		if kid != "" {
 			tok.Header["kid"] = kid
@@ -102,6 +122,8 @@ func TestVerifyRefusesForgedTokens(t *testing.T) {
 	nbf.NotBefore = jwt.NewNumericDate(t0.Add(time.Minute))
 	otherIss := claims()
 	otherIss.Issuer = "someone"
+	noKeyID := claims()
+	noKeyID.APIKey = ""
 	noneTok := sign(jwt.SigningMethodNone, "k1", jwt.UnsafeAllowNoneSignatureType, claims())
 	valid := sign(jwt.SigningMethodHS256, "k1", k1.Secret, claims())
 
@@ -115,6 +137,7 @@ func TestVerifyRefusesForgedTokens(t *testing.T) {
 		"issued in the future": sign(jwt.SigningMethodHS256, "k1", k1.Secret, future),
 		"not yet valid":        sign(jwt.SigningMethodHS256, "k1", k1.Secret, nbf),
 		"other issuer":         sign(jwt.SigningMethodHS256, "k1", k1.Secret, otherIss),
+		"no akid (older pads)": sign(jwt.SigningMethodHS256, "k1", k1.Secret, noKeyID),
 		"garbage":              "not.a.token",
 		"too long":             valid + strings.Repeat("A", auth.MaxTokenLength),
 		"tampered":             valid[:len(valid)-2] + "AA",
@@ -132,15 +155,104 @@ func TestVerifyRefusesForgedTokens(t *testing.T) {
 func TestRotatedKeysStillVerify(t *testing.T) {
 	t.Parallel()
 	old, _ := auth.NewTokens("pads", []auth.Key{k1}, time.Now)
-	tok, _ := old.Issue("acme", auth.AudienceStorage, time.Hour)
+	tok, _ := old.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey1)
 	rotated, _ := auth.NewTokens("pads", []auth.Key{k2, k1}, time.Now)
-	if _, err := rotated.Verify(tok, auth.AudienceStorage); err != nil {
+	c, err := rotated.Verify(tok, auth.AudienceStorage)
+	if err != nil {
 		t.Fatalf("token signed by the previous key: %v", err)
+	}
+	if !rotated.IssuedUnder(c, [][32]byte{acmeKey1}) {
+		t.Fatal("a token signed by the previous JWT key must still name its API key")
 	}
 	retired, _ := auth.NewTokens("pads", []auth.Key{k2}, time.Now)
 	if _, err := retired.Verify(tok, auth.AudienceStorage); err != auth.ErrInvalidToken {
 		t.Fatal("token signed by a removed key must fail")
 	}
+}
+
+func TestATokenNamesItsAPIKeyWithoutRevealingIt(t *testing.T) {
+	t.Parallel()
+	toks, _ := auth.NewTokens("pads", []auth.Key{k1}, time.Now)
+	first, _ := toks.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey1)
+	second, _ := toks.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey2)
+	c1, err1 := toks.Verify(first, auth.AudienceStorage)
+	c2, err2 := toks.Verify(second, auth.AudienceStorage)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	both := [][32]byte{acmeKey1, acmeKey2}
+	if !toks.IssuedUnder(c1, both) || !toks.IssuedUnder(c2, both) {
+		t.Fatal("each token must be issued under one of the client's keys")
+	}
+	if toks.IssuedUnder(c1, [][32]byte{acmeKey2}) || !toks.IssuedUnder(c2, [][32]byte{acmeKey2}) {
+		t.Fatal("with the first key removed, only the second key's token may stand")
+	}
+	if toks.IssuedUnder(c1, nil) {
+		t.Fatal("a client with no key has no valid token")
+	}
+	var m jwt.MapClaims
+	jwt.NewParser().ParseUnverified(first, &m)
+	akid, _ := m["akid"].(string)
+	if akid == "" || strings.Contains(first, hex.EncodeToString(acmeKey1[:])) || strings.Contains(first, base64.RawURLEncoding.EncodeToString(acmeKey1[:8])) {
+		t.Fatalf("akid %q must name the key without its digest", akid)
+	}
+	// Keyed: another deployment's JWT key gives another name to the same
+	// API key, so the name is no test of a guessed key.
+	other, _ := auth.NewTokens("pads", []auth.Key{k2}, time.Now)
+	third, _ := other.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey1)
+	var m3 jwt.MapClaims
+	jwt.NewParser().ParseUnverified(third, &m3)
+	if m3["akid"] == akid {
+		t.Fatal("akid must be keyed with the JWT key")
+	}
+}
+
+func TestRevocationsRefuseTokensIssuedBeforeTheClientsRevocation(t *testing.T) {
+	t.Parallel()
+	var nilRevocations *auth.Revocations
+	if nilRevocations.Revoked(auth.Claims{Subject: "acme"}) {
+		t.Fatal("no revocations revoke nothing")
+	}
+	now := t0
+	toks, _ := auth.NewTokens("pads", []auth.Key{k1}, clockAt(&now))
+	early, _ := toks.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey1)
+	other, _ := toks.Issue("globex", auth.AudienceStorage, time.Hour, acmeKey1)
+	now = t0.Add(2 * time.Second)
+	late, _ := toks.Issue("acme", auth.AudienceStorage, time.Hour, acmeKey1)
+
+	stored := map[string]time.Time{}
+	var failing bool
+	load := func(context.Context) (map[string]time.Time, error) {
+		if failing {
+			return nil, errors.New("database down")
+		}
+		return maps.Clone(stored), nil
+	}
+	r := auth.NewRevocations(load, time.Hour, slog.New(slog.DiscardHandler))
+	verify := func(tok string) auth.Claims {
+		c, err := toks.Verify(tok, auth.AudienceStorage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if err := r.Refresh(context.Background()); err != nil || r.Revoked(verify(early)) {
+		t.Fatal("nothing is revoked yet")
+	}
+	stored["acme"] = t0.Add(time.Second)
+	if r.Revoked(verify(early)) {
+		t.Fatal("a revocation is seen at the next refresh, not before")
+	}
+	r.Refresh(context.Background())
+	if !r.Revoked(verify(early)) || r.Revoked(verify(late)) || r.Revoked(verify(other)) {
+		t.Fatal("only acme's tokens issued before its revocation are revoked")
+	}
+	failing = true
+	if err := r.Refresh(context.Background()); err == nil || !r.Revoked(verify(early)) {
+		t.Fatal("a failed read keeps the revocations read before")
+	}
+	r.Start()
+	r.Stop()
 }
 
 func TestThrottleBlocksAPairAfterMaxFailures(t *testing.T) {

@@ -1,7 +1,10 @@
 package auth
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -51,8 +54,39 @@ type Tokens struct {
 }
 
 type verifiedToken struct {
-	subject, audience string
+	claims            Claims
+	audience          string
 	notBefore, expiry time.Time
+}
+
+// Claims are what a valid token says about itself.
+type Claims struct {
+	// Subject is the client (or admin) the token was issued to.
+	Subject string
+	// IssuedAt is when, to the second.
+	IssuedAt time.Time
+	// signer is the id of the JWT key that signed the token, and apiKey
+	// the token's "akid" claim: which of the subject's API keys it was
+	// issued under (see IssuedUnder).
+	signer, apiKey string
+}
+
+// claims is a token's payload: the registered claims and "akid", a keyed
+// hash of the API key the token was issued under. The hash names the key
+// without revealing it: it is keyed with the JWT signing key, so a token
+// seen by a third party gives no way to test guesses of the API key.
+type claims struct {
+	jwt.RegisteredClaims
+	APIKey string `json:"akid"`
+}
+
+// apiKeyID is the "akid" of tokens signed with secret and issued under the
+// API key whose SHA-256 is digest.
+func apiKeyID(secret []byte, digest [32]byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("pads api key id\x00"))
+	mac.Write(digest[:])
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:12])
 }
 
 // maxVerified bounds the cache; past it, the cache starts over.
@@ -83,21 +117,25 @@ func NewTokens(issuer string, keys []Key, now func() time.Time) (*Tokens, error)
 	return t, nil
 }
 
-// Issue returns a token for subject on audience, valid for ttl.
-func (t *Tokens) Issue(subject, audience string, ttl time.Duration) (string, error) {
+// Issue returns a token for subject on audience, valid for ttl, issued
+// under the API key whose SHA-256 is apiKey.
+func (t *Tokens) Issue(subject, audience string, ttl time.Duration, apiKey [32]byte) (string, error) {
 	now := t.now().Truncate(time.Second)
 	jti := make([]byte, 16)
 	rand.Read(jti)
-	claims := jwt.RegisteredClaims{
-		Issuer:    t.issuer,
-		Subject:   subject,
-		Audience:  jwt.ClaimStrings{audience},
-		IssuedAt:  jwt.NewNumericDate(now),
-		NotBefore: jwt.NewNumericDate(now),
-		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
-		ID:        hex.EncodeToString(jti),
+	c := claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    t.issuer,
+			Subject:   subject,
+			Audience:  jwt.ClaimStrings{audience},
+			IssuedAt:  jwt.NewNumericDate(now),
+			NotBefore: jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+			ID:        hex.EncodeToString(jti),
+		},
+		APIKey: apiKeyID(t.signer.Secret, apiKey),
 	}
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
 	tok.Header["kid"] = t.signer.ID
 	s, err := tok.SignedString(t.signer.Secret)
 	if err != nil {
@@ -106,38 +144,61 @@ func (t *Tokens) Issue(subject, audience string, ttl time.Duration) (string, err
 	return s, nil
 }
 
-// Verify returns the subject of a valid token for audience, or
-// ErrInvalidToken.
-func (t *Tokens) Verify(raw, audience string) (string, error) {
+// Verify returns the claims of a valid token for audience, or
+// ErrInvalidToken. A token without "akid" (issued before pads named the
+// API key in its tokens) is invalid.
+func (t *Tokens) Verify(raw, audience string) (Claims, error) {
 	p, ok := t.parsers[audience]
 	if !ok || len(raw) > MaxTokenLength {
-		return "", ErrInvalidToken
+		return Claims{}, ErrInvalidToken
 	}
 	if v, ok := t.verified.Load(raw); ok {
 		vt := v.(verifiedToken)
 		now := t.now()
 		if vt.audience == audience && now.Before(vt.expiry) && !now.Before(vt.notBefore) {
-			return vt.subject, nil
+			return vt.claims, nil
 		}
 	}
-	var claims jwt.RegisteredClaims
-	_, err := p.ParseWithClaims(raw, &claims, t.key)
-	if err != nil || claims.Subject == "" {
-		return "", ErrInvalidToken
+	var c claims
+	tok, err := p.ParseWithClaims(raw, &c, t.key)
+	if err != nil || c.Subject == "" || c.APIKey == "" || c.IssuedAt == nil {
+		return Claims{}, ErrInvalidToken
 	}
-	vt := verifiedToken{subject: claims.Subject, audience: audience, expiry: claims.ExpiresAt.Time}
-	if claims.NotBefore != nil {
-		vt.notBefore = claims.NotBefore.Time
+	kid, _ := tok.Header["kid"].(string)
+	vt := verifiedToken{
+		claims:   Claims{Subject: c.Subject, IssuedAt: c.IssuedAt.Time, signer: kid, apiKey: c.APIKey},
+		audience: audience,
+		expiry:   c.ExpiresAt.Time,
 	}
-	if claims.IssuedAt != nil && claims.IssuedAt.After(vt.notBefore) {
-		vt.notBefore = claims.IssuedAt.Time
+	if c.NotBefore != nil {
+		vt.notBefore = c.NotBefore.Time
+	}
+	if c.IssuedAt.After(vt.notBefore) {
+		vt.notBefore = c.IssuedAt.Time
 	}
 	if t.verifiedSize.Add(1) > maxVerified {
 		t.verified.Clear()
 		t.verifiedSize.Store(1)
 	}
 	t.verified.Store(raw, vt)
-	return claims.Subject, nil
+	return vt.claims, nil
+}
+
+// IssuedUnder reports whether the token of c was issued under one of the
+// API keys whose SHA-256 digests are given: the subject's keys in the
+// config in force. A token of a key removed or rotated out is not.
+func (t *Tokens) IssuedUnder(c Claims, digests [][32]byte) bool {
+	secret, ok := t.keys[c.signer]
+	if !ok {
+		return false
+	}
+	found := false
+	for _, d := range digests {
+		if hmac.Equal([]byte(apiKeyID(secret, d)), []byte(c.apiKey)) {
+			found = true
+		}
+	}
+	return found
 }
 
 func (t *Tokens) key(tok *jwt.Token) (any, error) {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -20,8 +21,13 @@ type Config struct {
 	Limits       Limits            `yaml:"limits"`
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
-	Clients      []Client          `yaml:"clients"`
-	Admins       []Admin           `yaml:"admins"`
+	// TLS, when it names a certificate, makes pads serve HTTPS itself.
+	TLS TLS `yaml:"tls"`
+	// TrustedProxies are the addresses (CIDR ranges or single addresses)
+	// of proxies whose X-Forwarded-For pads believes; see ClientAddr.
+	TrustedProxies []string `yaml:"trustedProxies"`
+	Clients        []Client `yaml:"clients"`
+	Admins         []Admin  `yaml:"admins"`
 
 	// Path is the file the config was read from, "" for the built-in one.
 	Path string `yaml:"-"`
@@ -30,6 +36,7 @@ type Config struct {
 	admins       map[string]*Admin
 	funnels      map[string]funnelRef
 	destinations map[destinationRef]*Destination
+	proxies      []netip.Prefix
 	lines        map[string]int // value path -> line, for error messages
 }
 
@@ -41,7 +48,39 @@ type Limits struct {
 	// DeliveryLease is how long a process holds a claimed delivery; with
 	// several processes it is how soon another takes over a dead one's.
 	DeliveryLease Duration `yaml:"deliveryLease"`
+	// MaxConnections bounds the client connections open at once; a
+	// connection past it is closed as soon as it is accepted.
+	MaxConnections int `yaml:"maxConnections"`
+	// ReadHeaderTimeout bounds the time from a connection's first byte (or
+	// its TLS handshake) to the end of a request's headers.
+	ReadHeaderTimeout Duration `yaml:"readHeaderTimeout"`
+	// ReadTimeout bounds the time to read a whole request, headers and
+	// body: a body trickled in more slowly is cut off.
+	ReadTimeout Duration `yaml:"readTimeout"`
+	// WriteTimeout bounds the time from the end of a request's headers to
+	// the end of its answer: a client that does not read is cut off.
+	WriteTimeout Duration `yaml:"writeTimeout"`
+	// IdleTimeout bounds how long a keep-alive connection waits for its
+	// next request.
+	IdleTimeout Duration `yaml:"idleTimeout"`
 }
+
+// ClientLimits bound one client's saves: SavesPerSecond on average, up to
+// Burst at once (a token bucket).
+type ClientLimits struct {
+	SavesPerSecond float64 `yaml:"savesPerSecond"`
+	Burst          int     `yaml:"burst"`
+}
+
+// TLS names the certificate pads serves HTTPS with; both files are PEM.
+// They are read at start and again on every reload.
+type TLS struct {
+	CertFile string `yaml:"certFile"`
+	KeyFile  string `yaml:"keyFile"`
+}
+
+// Enabled reports whether pads serves HTTPS.
+func (t TLS) Enabled() bool { return t.CertFile != "" }
 
 // Secrets are the keys pads itself needs. Absent ones are generated into
 // DataDir on first start.
@@ -66,6 +105,7 @@ type DestinationPolicy struct {
 type Client struct {
 	ID           string        `yaml:"id"`
 	APIKeys      []APIKey      `yaml:"apiKeys"`
+	Limits       ClientLimits  `yaml:"limits"`
 	Subscription string        `yaml:"subscription"`
 	Funnels      []Funnel      `yaml:"funnels"`
 	Destinations []Destination `yaml:"destinations"`
@@ -239,6 +279,17 @@ func (c *Config) Destination(clientID, id string) *Destination {
 // destinationRef names a destination: (client, destination id), or, for a
 // delivery made before destinations had ids, (client, legacy key).
 type destinationRef struct{ client, id string }
+
+// TrustedProxy reports whether addr is in one of the trustedProxies ranges.
+func (c *Config) TrustedProxy(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range c.proxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
 
 // Client returns the client with the id, or nil.
 func (c *Config) Client(id string) *Client { return c.clients[id] }

@@ -3,6 +3,7 @@ package config_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,12 @@ func TestLoadAcceptsTheProductExample(t *testing.T) {
 	if cfg.TokenTTL.D() != time.Hour || cfg.Limits.MaxBodyBytes != 64<<10 || cfg.Limits.LoginFailures != 10 {
 		t.Fatalf("defaults = %+v", cfg)
 	}
+	if acme.Limits != (config.ClientLimits{SavesPerSecond: 200, Burst: 400}) {
+		t.Fatalf("client limits = %+v", acme.Limits)
+	}
+	if !cfg.TLS.Enabled() || cfg.TLS.KeyFile != "/etc/pads/tls.key" {
+		t.Fatalf("tls = %+v", cfg.TLS)
+	}
 }
 
 const minimal = `
@@ -95,9 +102,21 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"bad role arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sns:us-east-1:123456789012:t\n        region: us-east-1\n        roleArn: admin\n", "clients[0].destinations[0].roleArn: must be an IAM role ARN"},
 		{"sns key on a webhook", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        region: us-east-1\n", "clients[0].destinations[0]: topicArn, region, endpoint and roleArn belong to sns destinations"},
 		{"unknown type", minimal + "    destinations:\n      - type: email\n", "clients[0].destinations[0].type: must be webhook or sns"},
+		{"lease under two timeouts", "limits: {deliveryLease: 30s}\n" + minimal + "    destinations:\n      - {type: webhook, url: \"https://example.com/x\", timeout: 20s}\n",
+			"limits.deliveryLease: must be at least 50s: twice the longest destination timeout (20s) and 10s"},
 		{"bad destination id", minimal + "    destinations:\n      - id: \"a b\"\n        type: webhook\n        url: https://example.com/x\n", "clients[0].destinations[0].id: must be 1 to 128 letters"},
 		{"duplicate destination id", minimal + "    destinations:\n      - {id: hook, type: webhook, url: \"https://example.com/x\"}\n      - {id: hook, type: webhook, url: \"https://example.com/y\"}\n",
 			`clients[0].destinations[1].id: destination "hook" is defined twice for client "acme"`},
+		{"connections", "limits: {maxConnections: 8}\n" + minimal, "line 1: limits.maxConnections: must be between 16 and 1048576"},
+		{"header timeout", "limits:\n  readHeaderTimeout: 0.5s\n" + minimal, "line 2: limits.readHeaderTimeout: must be between 1s and 5m"},
+		{"read timeout under header timeout", "limits:\n  readHeaderTimeout: 20s\n  readTimeout: 10s\n" + minimal, "line 3: limits.readTimeout: must be between limits.readHeaderTimeout (20s) and 1h"},
+		{"write timeout", "limits:\n  writeTimeout: 2h\n" + minimal, "line 2: limits.writeTimeout: must be between 1s and 1h"},
+		{"idle timeout", "limits:\n  idleTimeout: 100ms\n" + minimal, "line 2: limits.idleTimeout: must be between 1s and 1h"},
+		{"negative rate", minimal + "    limits: {savesPerSecond: -5}\n", "line 8: clients[0].limits.savesPerSecond: must be more than 0 and at most 1000000"},
+		{"rate not a number", minimal + "    limits: {savesPerSecond: lots}\n", "line 8"},
+		{"zero burst", minimal + "    limits: {savesPerSecond: 5, burst: -1}\n", "line 8: clients[0].limits.burst: must be between 1 and 1000000"},
+		{"tls without key", "tls: {certFile: /etc/pads/tls.crt}\n" + minimal, "line 1: tls: give both certFile and keyFile"},
+		{"bad proxy", "trustedProxies: [10.0.0.0/8, proxy.internal]\n" + minimal, "line 1: trustedProxies[1]: must be an IP address or a CIDR range"},
 		{"default id taken", minimal + "    destinations:\n      - {type: webhook, url: \"https://example.com/x\"}\n      - {id: production-1, type: webhook, url: \"https://example.com/y\"}\n",
 			`destination "production-1" is defined twice`},
 	}
@@ -108,6 +127,44 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestLimitsDefaultGenerouslyAndFollowTheFile(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte(minimal+"  - id: slow\n    apiKeys: [{key: \"0123456789abcdef\"}]\n    funnels: [{id: slow-main}]\n    limits: {savesPerSecond: 2.5}\n"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Limits
+	if l.MaxConnections != 1024 || l.ReadHeaderTimeout.D() != 10*time.Second || l.ReadTimeout.D() != 30*time.Second ||
+		l.WriteTimeout.D() != 30*time.Second || l.IdleTimeout.D() != 120*time.Second {
+		t.Fatalf("connection limits = %+v", l)
+	}
+	if got := cfg.Client("acme").Limits; got != (config.ClientLimits{SavesPerSecond: 1000, Burst: 2000}) {
+		t.Fatalf("default client limits = %+v", got)
+	}
+	if got := cfg.Client("slow").Limits; got != (config.ClientLimits{SavesPerSecond: 2.5, Burst: 5}) {
+		t.Fatalf("a rate without a burst gets two seconds' worth: %+v", got)
+	}
+	if cfg.TLS.Enabled() {
+		t.Fatal("TLS is off unless a certificate is named")
+	}
+}
+
+func TestTrustedProxiesTakeRangesAndSingleAddresses(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte("trustedProxies: [10.1.0.0/16, 192.0.2.7, \"fd00::/8\"]\n"+minimal), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]bool{
+		"10.1.2.3": true, "10.2.0.1": false, "192.0.2.7": true, "192.0.2.8": false,
+		"fd12::1": true, "fe80::1": false, "::ffff:10.1.9.9": true,
+	} {
+		if got := cfg.TrustedProxy(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("TrustedProxy(%s) = %v, want %v", addr, got, want)
+		}
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -27,6 +29,16 @@ const (
 	DefaultAttempts      = 3
 	DefaultInitialDelay  = 30 * time.Second
 	DefaultMultiplier    = 4
+	// DefaultMaxConnections fits a 2-core machine: it saturates both cores
+	// with saves many times over, and costs at most a few tens of MiB.
+	DefaultMaxConnections    = 1024
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	// DefaultIdleTimeout outlasts the usual load balancer's idle timeout
+	// (60 s), so the balancer, not pads, closes idle connections.
+	DefaultIdleTimeout    = 120 * time.Second
+	DefaultSavesPerSecond = 1000
 )
 
 func (c *Config) withDefaults() {
@@ -49,9 +61,24 @@ func (c *Config) withDefaults() {
 	if c.Limits.DeliveryLease == 0 {
 		c.Limits.DeliveryLease = Duration(DefaultDeliveryLease)
 	}
+	if c.Limits.MaxConnections == 0 {
+		c.Limits.MaxConnections = DefaultMaxConnections
+	}
+	setDuration(&c.Limits.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
+	setDuration(&c.Limits.WriteTimeout, DefaultWriteTimeout)
+	setDuration(&c.Limits.IdleTimeout, DefaultIdleTimeout)
 	for i := range c.Clients {
 		cl := &c.Clients[i]
 		setDefault(&cl.Subscription, SubscriptionNonSensitive)
+		if cl.Limits.SavesPerSecond == 0 {
+			cl.Limits.SavesPerSecond = DefaultSavesPerSecond
+		}
+		if cl.Limits.Burst == 0 {
+			// Two seconds' worth: a client catching up after a pause
+			// is not refused at once.
+			cl.Limits.Burst = int(max(1, min(MaxBurst, math.Ceil(2*cl.Limits.SavesPerSecond))))
+		}
 		for j := range cl.Funnels {
 			setDefault(&cl.Funnels[j].Environment, DefaultEnvironment)
 		}
@@ -82,6 +109,12 @@ func (c *Config) withDefaults() {
 func setDefault(s *string, v string) {
 	if *s == "" {
 		*s = v
+	}
+}
+
+func setDuration(d *Duration, v time.Duration) {
+	if *d == 0 {
+		*d = Duration(v)
 	}
 }
 
@@ -117,6 +150,9 @@ func (c *Config) validate() error {
 	if err := c.validateSecrets(); err != nil {
 		return err
 	}
+	if err := c.validateTLS(); err != nil {
+		return err
+	}
 	if len(c.Clients) == 0 {
 		return c.errAt("clients", "at least one client is needed")
 	}
@@ -127,6 +163,9 @@ func (c *Config) validate() error {
 		if err := c.validateClient(i); err != nil {
 			return err
 		}
+	}
+	if err := c.validateLease(); err != nil {
+		return err
 	}
 	c.admins = map[string]*Admin{}
 	for i := range c.Admins {
@@ -166,6 +205,66 @@ func (c *Config) validateLimits() error {
 	}
 	if d := c.Limits.DeliveryLease.D(); d < 5*time.Second || d > time.Hour {
 		return c.errAt("limits.deliveryLease", "must be between 5s and 1h")
+	}
+	if n := c.Limits.MaxConnections; n < 16 || n > 1<<20 {
+		return c.errAt("limits.maxConnections", "must be between 16 and 1048576")
+	}
+	if d := c.Limits.ReadHeaderTimeout.D(); d < time.Second || d > 5*time.Minute {
+		return c.errAt("limits.readHeaderTimeout", "must be between 1s and 5m")
+	}
+	if d := c.Limits.ReadTimeout.D(); d < c.Limits.ReadHeaderTimeout.D() || d > time.Hour {
+		return c.errAt("limits.readTimeout", "must be between limits.readHeaderTimeout (%s) and 1h", c.Limits.ReadHeaderTimeout.D())
+	}
+	if d := c.Limits.WriteTimeout.D(); d < time.Second || d > time.Hour {
+		return c.errAt("limits.writeTimeout", "must be between 1s and 1h")
+	}
+	if d := c.Limits.IdleTimeout.D(); d < time.Second || d > time.Hour {
+		return c.errAt("limits.idleTimeout", "must be between 1s and 1h")
+	}
+	return nil
+}
+
+// MaxSavesPerSecond and MaxBurst bound clients[].limits.
+const (
+	MaxSavesPerSecond = 1_000_000
+	MaxBurst          = 1_000_000
+)
+
+func (c *Config) validateTLS() error {
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		return c.errAt("tls", "give both certFile and keyFile")
+	}
+	c.proxies = nil
+	for i, s := range c.TrustedProxies {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil || a.Zone() != "" {
+				return c.errAt(fmt.Sprintf("trustedProxies[%d]", i), "must be an IP address or a CIDR range (10.0.0.0/8, fd00::/8)")
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		c.proxies = append(c.proxies, p.Masked())
+	}
+	return nil
+}
+
+// validateLease keeps the delivery lease above what an attempt can take:
+// the destination's timeout, plus as long again waiting in its line for a
+// slot, plus a margin. A lease that ran out under an attempt would let
+// another process try the delivery at the same time.
+func (c *Config) validateLease() error {
+	longest := time.Duration(0)
+	for i := range c.Clients {
+		for _, d := range c.Clients[i].Destinations {
+			longest = max(longest, d.Timeout.D())
+		}
+	}
+	if least := 2*longest + 10*time.Second; c.Limits.DeliveryLease.D() < least {
+		return c.errAt("limits.deliveryLease", "must be at least %s: twice the longest destination timeout (%s) and 10s", least, longest)
 	}
 	return nil
 }
@@ -214,6 +313,12 @@ func (c *Config) validateClient(i int) error {
 	c.clients[cl.ID] = cl
 	if cl.Subscription != SubscriptionNonSensitive && cl.Subscription != SubscriptionFull {
 		return c.errAt(p+".subscription", "must be non-sensitive or full")
+	}
+	if r := cl.Limits.SavesPerSecond; !(r > 0 && r <= MaxSavesPerSecond) {
+		return c.errAt(p+".limits.savesPerSecond", "must be more than 0 and at most %d", MaxSavesPerSecond)
+	}
+	if b := cl.Limits.Burst; b < 1 || b > MaxBurst {
+		return c.errAt(p+".limits.burst", "must be between 1 and %d", MaxBurst)
 	}
 	if len(cl.APIKeys) == 0 {
 		return c.errAt(p+".apiKeys", "at least one API key is needed")

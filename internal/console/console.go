@@ -95,6 +95,10 @@ type Deps struct {
 	// Identify, when set, learns the operator of each signed-in request
 	// (for the request log).
 	Identify func(r *http.Request, actor string)
+	// ClientAddr, when set, is the address a request comes from, as the
+	// API's throttle keys it (trusted proxies' X-Forwarded-For believed);
+	// else the TCP peer.
+	ClientAddr func(r *http.Request) string
 }
 
 // Console serves the pages. Its sessions are this process's.
@@ -318,7 +322,7 @@ func (c *Console) SignIn() http.Handler {
 			return
 		}
 		user, key := r.PostFormValue("username"), r.PostFormValue("key")
-		addr := remoteHost(r)
+		addr := c.clientAddr(r)
 		if wait, blocked := c.d.Throttle.Blocked(user, addr); blocked {
 			c.observe("throttled")
 			w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
@@ -389,9 +393,11 @@ func safeNext(next string) string {
 	return next
 }
 
-// remoteHost is the caller's address without the port, as the API's
-// throttle keys it (X-Forwarded-For is not trusted).
-func remoteHost(r *http.Request) string {
+// clientAddr is the caller's address, as the API's throttle keys it.
+func (c *Console) clientAddr(r *http.Request) string {
+	if c.d.ClientAddr != nil {
+		return c.d.ClientAddr(r)
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -104,8 +104,12 @@ type Dispatcher struct {
 	hard    context.Context // attempts run under it; cancelled past the grace
 	cancel  context.CancelFunc
 
-	mu       sync.Mutex
-	dests    map[store.DestinationRef]*lane
+	mu    sync.Mutex
+	dests map[store.DestinationRef]*lane
+	// mine holds the ids of the deliveries queued or in flight here: a
+	// claim that returns one again (its lease ran out while it waited or
+	// ran) must not start it a second time.
+	mine     map[int64]bool
 	inflight int
 	queued   int
 	attempts sync.WaitGroup
@@ -121,7 +125,15 @@ type Dispatcher struct {
 // flight, up to as many again waiting in line (under lease) for a slot.
 type lane struct {
 	busy  int
-	queue []store.Claimed
+	queue []work
+}
+
+// work is a claimed delivery and the owner it was claimed under: an
+// attempt records itself under that owner, whatever the dispatcher's
+// owner has become since (see keepOwner).
+type work struct {
+	store.Claimed
+	owner string
 }
 
 // NewDispatcher returns a dispatcher over outbox. resolve gives each
@@ -132,7 +144,7 @@ func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sen
 	return &Dispatcher{
 		outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts.withDefaults(),
 		owner: processID(), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		hard: hard, cancel: cancel, dests: map[store.DestinationRef]*lane{}, hinted: map[store.DestinationRef]bool{}, anyWork: true,
+		hard: hard, cancel: cancel, dests: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true,
 	}
 }
 
@@ -175,17 +187,8 @@ func (d *Dispatcher) Start() { go d.run() }
 func (d *Dispatcher) Stop(ctx context.Context) {
 	close(d.stop)
 	<-d.stopped
-	d.mu.Lock()
-	var waiting []int64
-	for _, l := range d.dests {
-		for _, c := range l.queue {
-			waiting = append(waiting, c.ID)
-		}
-		l.queue = nil
-	}
-	d.mu.Unlock()
-	if len(waiting) > 0 {
-		if err := d.outbox.Release(ctx, d.owner, waiting); err != nil {
+	for owner, ids := range d.dropQueued() {
+		if err := d.outbox.Release(ctx, owner, ids); err != nil {
 			d.log.Error("release deliveries", "err", err)
 		}
 	}
@@ -203,18 +206,46 @@ func (d *Dispatcher) Stop(ctx context.Context) {
 	}
 }
 
-// keepOwner holds this process's owner in the database (again, if the
-// hold broke), then takes over the deliveries of owners that are gone:
-// after a kill -9 or a crash, another process (or this one restarted)
-// delivers them within seconds, not when their lease ends.
+// dropQueued takes the deliveries waiting in line out of their lines and
+// returns their ids by the owner they were claimed under.
+func (d *Dispatcher) dropQueued() map[string][]int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[string][]int64{}
+	for key, l := range d.dests {
+		for _, w := range l.queue {
+			out[w.owner] = append(out[w.owner], w.ID)
+			delete(d.mine, w.ID)
+		}
+		d.queued -= len(l.queue)
+		l.queue = nil
+		if l.busy == 0 {
+			delete(d.dests, key)
+		}
+	}
+	return out
+}
+
+// keepOwner holds this process's owner in the database, then takes over
+// the deliveries of owners that are gone: after a kill -9 or a crash,
+// another process (or this one restarted) delivers them within seconds,
+// not when their lease ends. The dispatcher claims only while it holds its
+// owner. A hold that broke (the database restarted) may already have been
+// taken over by another process: the deliveries waiting in line are
+// dropped (the owner's leases go to whoever takes them over, this process
+// included), and the dispatcher claims under a new owner from then on.
+// Attempts in flight at that moment finish and record under the old owner;
+// one of them may meanwhile be tried by another process too.
 func (d *Dispatcher) keepOwner() {
 	d.tookOver = d.opts.Now()
 	ctx, cancel := context.WithTimeout(d.hard, 10*time.Second)
 	defer cancel()
 	if d.hold != nil && d.hold.Lost(ctx) {
-		d.log.Warn("the database lost this process's hold on its deliveries; taking it again (another process may try some of them meanwhile)")
+		d.log.Warn("the database lost this process's hold on its deliveries; claiming under a new owner")
 		d.hold.Release()
 		d.hold = nil
+		d.dropQueued()
+		d.owner = processID()
 	}
 	if d.hold == nil {
 		h, err := d.outbox.HoldOwner(ctx, d.owner)
@@ -252,10 +283,10 @@ func (d *Dispatcher) run() {
 			d.anyWork = true
 			d.mu.Unlock()
 		}
-		if d.opts.Now().Sub(d.tookOver) >= d.opts.TakeOverEvery {
+		if d.opts.Now().Sub(d.tookOver) >= d.opts.TakeOverEvery || d.hold == nil {
 			d.keepOwner()
 		}
-		if !d.worthClaiming() {
+		if d.hold == nil || !d.worthClaiming() {
 			timer.Reset(d.opts.Poll)
 			continue
 		}
@@ -264,12 +295,11 @@ func (d *Dispatcher) run() {
 			more, saturated = d.safeClaimRound()
 		}
 		if saturated {
+			// Every worker is busy: claim again as soon as a finished
+			// attempt wakes us.
 			d.mu.Lock()
-			d.anyWork = true // claim again as soon as a worker frees
+			d.anyWork = true
 			d.mu.Unlock()
-		}
-		if saturated {
-			// Every worker is busy: the next finished attempt wakes us.
 			timer.Reset(d.opts.Poll)
 			continue
 		}
@@ -350,12 +380,16 @@ func (d *Dispatcher) claimRound() (more, saturated bool) {
 	var overflow []int64
 	d.mu.Lock()
 	for _, c := range claimed {
+		if d.mine[c.ID] {
+			continue // already here: its lease ran out while it waited or ran
+		}
 		l := d.lane(c.Ref())
 		if d.full(l) {
 			overflow = append(overflow, c.ID) // its line filled up within this claim
 			continue
 		}
-		l.queue = append(l.queue, c)
+		l.queue = append(l.queue, work{c, d.owner})
+		d.mine[c.ID] = true
 		d.queued++
 	}
 	roomLeft := false
@@ -395,14 +429,14 @@ func (d *Dispatcher) lane(key store.DestinationRef) *lane {
 func (d *Dispatcher) startLocked() {
 	for key, l := range d.dests {
 		for len(l.queue) > 0 && l.busy < d.opts.PerDestination && d.inflight < d.opts.Workers {
-			c := l.queue[0]
+			w := l.queue[0]
 			l.queue = l.queue[1:]
 			l.busy++
 			d.queued--
 			d.inflight++
 			d.attempts.Add(1)
 			dest, _ := d.resolve(key)
-			go d.attempt(c, dest)
+			go d.attempt(w, dest)
 		}
 		if l.busy == 0 && len(l.queue) == 0 {
 			delete(d.dests, key)
@@ -472,12 +506,21 @@ func (d *Dispatcher) finish(fin store.Finished) error {
 	}
 }
 
+// removedGrace is how long a delivery whose destination this process's
+// config does not know stays pending, looked at again every minute, before
+// it fails.
+const removedGrace = time.Hour
+
 // send makes attempt n of c with its destination's sender. A destination
-// that is gone, or of a type no sender serves, fails for good (kept for
-// replay once the config has it again).
+// of a type no sender serves, or a payload that does not open, fails for
+// good (kept for replay once it is fixed); a destination this process's
+// config does not know waits out removedGrace first (see attempt).
 func (d *Dispatcher) send(c store.Claimed, dest *Destination, n int, at time.Time) (Result, string) {
 	if dest == nil {
 		return Result{ErrorClass: ClassDestinationRemoved, Permanent: true}, "unknown"
+	}
+	if c.Unreadable {
+		return Result{ErrorClass: ClassPayloadUnreadable, Permanent: true}, dest.Type
 	}
 	sender := d.senders[dest.Type]
 	if sender == nil {
@@ -505,8 +548,14 @@ func (d *Dispatcher) send(c store.Claimed, dest *Destination, n int, at time.Tim
 // answered: recording the attempt waits for a commit, and holding the slot
 // meanwhile would cap a destination at PerDestination deliveries per
 // commit, not per round trip.
-func (d *Dispatcher) attempt(c store.Claimed, dest *Destination) {
+func (d *Dispatcher) attempt(w work, dest *Destination) {
+	c := w.Claimed
 	defer d.attempts.Done()
+	defer func() {
+		d.mu.Lock()
+		delete(d.mine, c.ID)
+		d.mu.Unlock()
+	}()
 	freed := false
 	defer func() {
 		// A panic (in a sender, say) fails this attempt only: it is logged,
@@ -526,12 +575,17 @@ func (d *Dispatcher) attempt(c store.Claimed, dest *Destination) {
 	end := d.opts.Now()
 	d.free(c.Ref())
 	freed = true
-	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: c.Series, Number: n, Owner: d.owner,
+	fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: c.Series, Number: n, Owner: w.owner,
 		StartedAt: start, Duration: end.Sub(start), StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
 	outcome := "delivered"
 	switch {
 	case res.ErrorClass == "":
 		fin.State = store.Delivered
+	case res.ErrorClass == ClassDestinationRemoved && end.Sub(c.CreatedAt) < removedGrace:
+		// This process's config lacks the destination: it may be one a
+		// reload on another process has just added, or a typo about to be
+		// fixed. Look again in a minute; fail only after the grace.
+		fin.State, fin.NextAt, outcome = store.Pending, end.Add(time.Minute), "retry"
 	case res.Permanent:
 		fin.State, outcome = store.Failed, "failed"
 	default:

@@ -2,6 +2,7 @@ package deliver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -259,4 +260,160 @@ func TestAnAttemptIsRecordedOnceTheDatabaseIsBack(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("the delivery was not recorded as delivered once the database answered again")
+}
+
+// refusedHold is a database that will not let this process hold its owner.
+type refusedHold struct {
+	store.Outbox
+	claims atomic.Int64
+}
+
+func (*refusedHold) HoldOwner(context.Context, string) (store.OwnerHold, error) {
+	return nil, errors.New("hold owner: too many clients already")
+}
+
+func (o *refusedHold) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
+	o.claims.Add(1)
+	return o.Outbox.Claim(ctx, req)
+}
+
+// A dispatcher that does not hold its owner claims nothing: another
+// process would take such leases over while they are being tried.
+func TestNoClaimWithoutAHeldOwner(t *testing.T) {
+	t.Parallel()
+	resolve, s := oneWebhook(t)
+	enqueue(t, s, 1)
+	outbox := &refusedHold{Outbox: s}
+	sender := &slowSender{}
+	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender},
+		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
+	d.Start()
+	time.Sleep(300 * time.Millisecond)
+	d.Stop(context.Background())
+	if n, sent := outbox.claims.Load(), sender.sent.Load(); n != 0 || sent != 0 {
+		t.Fatalf("%d claims and %d attempts without a held owner", n, sent)
+	}
+}
+
+// concurrentSender records how many attempts of one message run at once.
+type concurrentSender struct {
+	mu      sync.Mutex
+	running map[string]int
+	most    int
+	calls   atomic.Int64
+}
+
+func (s *concurrentSender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+	s.calls.Add(1)
+	s.mu.Lock()
+	s.running[m.ID]++
+	s.most = max(s.most, s.running[m.ID])
+	s.mu.Unlock()
+	time.Sleep(1500 * time.Millisecond) // longer than the lease
+	s.mu.Lock()
+	s.running[m.ID]--
+	s.mu.Unlock()
+	return deliver.Result{StatusCode: 200}
+}
+
+// A delivery whose lease runs out while its attempt is under way is not
+// started a second time by the process that is trying it.
+func TestALeaseThatRunsOutDoesNotStartASecondAttempt(t *testing.T) {
+	t.Parallel()
+	resolve, s := oneWebhook(t)
+	enqueue(t, s, 1)
+	sender := &concurrentSender{running: map[string]int{}}
+	d := deliver.NewDispatcher(s, resolve, map[string]deliver.Sender{"webhook": sender},
+		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, Lease: 300 * time.Millisecond})
+	d.Start()
+	time.Sleep(2 * time.Second)
+	d.Stop(context.Background())
+	sender.mu.Lock()
+	defer sender.mu.Unlock()
+	if sender.most != 1 {
+		t.Fatalf("%d attempts of one delivery ran at once", sender.most)
+	}
+}
+
+// waitForDelivery waits until the store's only delivery has had an attempt
+// and returns it.
+func waitForDelivery(t *testing.T, s store.Store) store.Delivery {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ds, err := s.Deliveries(context.Background(), store.DeliveryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) == 1 && ds[0].Attempts > 0 {
+			return ds[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no attempt was recorded")
+	return store.Delivery{}
+}
+
+// A destination this process's config does not know may be one another
+// process has just been given: its deliveries wait, looked at every
+// minute, for an hour after they were made, and only then fail.
+func TestADeliveryToAnUnknownDestinationWaitsOutTheGrace(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		age   time.Duration // how long after the save the attempt runs
+		state string
+	}{
+		{"within the grace", 59 * time.Minute, store.Pending},
+		{"after the grace", 61 * time.Minute, store.Failed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, s := oneWebhook(t)
+			enqueue(t, s, 1)
+			unknown := func(store.DestinationRef) (*deliver.Destination, bool) { return nil, false }
+			now := func() time.Time { return time.Now().Add(tt.age) }
+			sender := &slowSender{}
+			d := deliver.NewDispatcher(s, unknown, map[string]deliver.Sender{"webhook": sender},
+				slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, Now: now})
+			d.Start()
+			got := waitForDelivery(t, s)
+			d.Stop(context.Background())
+			if got.State != tt.state || got.LastError != deliver.ClassDestinationRemoved || sender.sent.Load() != 0 {
+				t.Fatalf("delivery %+v after %d sends, want %s", got, sender.sent.Load(), tt.state)
+			}
+			if wait := got.NextAt.Sub(now()); tt.state == store.Pending && (wait < 50*time.Second || wait > time.Minute) {
+				t.Fatalf("looked at again in %v, want a minute", wait)
+			}
+		})
+	}
+}
+
+// unreadableClaims marks every claimed delivery's payload unreadable, as
+// the store does for one sealed under a retired key.
+type unreadableClaims struct{ store.Outbox }
+
+func (o unreadableClaims) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
+	claimed, err := o.Outbox.Claim(ctx, req)
+	for i := range claimed {
+		claimed[i].Payload, claimed[i].FHIR, claimed[i].Unreadable = nil, nil, true
+	}
+	return claimed, err
+}
+
+// A payload that does not open fails its delivery at once, without a
+// send: retrying cannot help until the key is back (then it is replayed).
+func TestAnUnreadablePayloadFailsWithoutASend(t *testing.T) {
+	t.Parallel()
+	resolve, s := oneWebhook(t)
+	enqueue(t, s, 1)
+	sender := &slowSender{}
+	d := deliver.NewDispatcher(unreadableClaims{s}, resolve, map[string]deliver.Sender{"webhook": sender},
+		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
+	d.Start()
+	got := waitForDelivery(t, s)
+	d.Stop(context.Background())
+	if got.State != store.Failed || got.LastError != deliver.ClassPayloadUnreadable || sender.sent.Load() != 0 {
+		t.Fatalf("delivery %+v after %d sends", got, sender.sent.Load())
+	}
 }

@@ -43,6 +43,10 @@ type Sender interface {
 const (
 	ClassDestinationRemoved = "destination_removed"
 	ClassUnknownType        = "unknown_destination_type"
+	// ClassPayloadUnreadable: the delivery's payload was sealed with an
+	// encryption key no longer configured; it fails at once, and can be
+	// replayed once the key is back.
+	ClassPayloadUnreadable = "payload_unreadable"
 	// ClassNoFHIR: the destination's format is fhir-r4, and the event was
 	// raised before pads made FHIR Bundles; it has none to send.
 	ClassNoFHIR = "fhir_unavailable"

@@ -20,15 +20,18 @@ type adminHandler func(w http.ResponseWriter, r *http.Request, actor string)
 // call before it runs.
 func admin(d Deps, h adminHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := bearer(w, r, d.Tokens, auth.AudienceAdmin)
+		claims, ok := bearer(w, r, d.Tokens, auth.AudienceAdmin)
 		if !ok {
 			return
 		}
-		if d.Config().Admin(id) == nil { // removed since the token was issued
+		// Removed since the token was issued, or the key it was issued
+		// under is.
+		a := d.Config().Admin(claims.Subject)
+		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) {
 			invalidToken(w, r)
 			return
 		}
-		actor := "admin:" + id
+		actor := "admin:" + a.ID
 		infoFrom(r.Context()).client = actor
 		h(w, r, actor)
 	})

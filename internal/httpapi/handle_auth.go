@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -59,6 +58,10 @@ func authenticate(d Deps, audience string, digestsOf func(*config.Config, string
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxLoginBody+1))
+		if bodyTimedOut(err) {
+			requestTimeout(w, r)
+			return
+		}
 		if err != nil || len(body) > maxLoginBody {
 			d.Metrics.ObserveLogin(audience, "bad_request")
 			writeError(w, r, http.StatusBadRequest, "Body must be a JSON object with string fields username and password")
@@ -79,7 +82,9 @@ func authenticate(d Deps, audience string, digestsOf func(*config.Config, string
 			return
 		}
 		cfg := d.Config()
-		if !auth.MatchKey(digestsOf(cfg, user), *in.Password) {
+		digests := digestsOf(cfg, user)
+		key := auth.KeyIndex(digests, *in.Password)
+		if key < 0 {
 			d.Throttle.Fail(user, addr)
 			d.Metrics.ObserveLogin(audience, "unauthorized")
 			writeError(w, r, http.StatusUnauthorized, "Unauthorized")
@@ -87,7 +92,7 @@ func authenticate(d Deps, audience string, digestsOf func(*config.Config, string
 		}
 		d.Throttle.Succeed(user, addr)
 		ttl := cfg.TokenTTL.D()
-		tok, err := d.Tokens.Issue(user, audience, ttl)
+		tok, err := d.Tokens.Issue(user, audience, ttl, digests[key])
 		if err != nil {
 			d.Logger.Error("issue token", "request_id", requestID(r), "err", err)
 			writeError(w, r, http.StatusInternalServerError, "Internal server error")
@@ -112,12 +117,11 @@ func isJSON(ct string) bool {
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
-// remoteHost is the caller's address without the port. pads does not trust
-// X-Forwarded-For: behind a proxy, run the throttle at the proxy too.
+// remoteHost is the caller's address (clientAddr): the TCP peer, or the
+// address trusted proxies say they got the request from.
 func remoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+	if info := infoFrom(r.Context()); info != nil {
+		return info.remote
 	}
-	return host
+	return r.RemoteAddr
 }

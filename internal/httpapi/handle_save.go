@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/intake"
@@ -28,22 +30,32 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // handleSave is POST /patient/savePatientData. It runs the contract's checks
 // in the contract's order and answers with the first that fails: the
-// token, the data type, the body (intake), then the save itself (package
-// save: the funnel's owner, the rules, the commit). A 2xx means the record
-// is durably committed.
-func handleSave(d Deps) http.Handler {
+// token, the client's save limit, the data type, the body (intake), then
+// the save itself (package save: the funnel's owner, the rules, the
+// commit). A 2xx means the record is durably committed.
+func handleSave(d Deps, limits *saveLimits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		clientID, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
+		claims, ok := bearer(w, r, d.Tokens, auth.AudienceStorage)
 		if !ok {
 			return
 		}
 		cfg := d.Config()
-		client := cfg.Client(clientID)
-		if client == nil { // removed from the config since the token was issued
+		client := cfg.Client(claims.Subject)
+		// The token must still stand for a client of the config in
+		// force, through one of its API keys in force, and not be
+		// revoked (pads tokens revoke).
+		if client == nil || !d.Tokens.IssuedUnder(claims, client.KeyDigests()) || d.Revocations.Revoked(claims) {
 			invalidToken(w, r)
 			return
 		}
+		clientID := client.ID
 		infoFrom(r.Context()).client = clientID
+		// Before the body is read: a client over its limit costs little.
+		if wait, ok := limits.take(client, d.Now()); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
+			writeError(w, r, http.StatusTooManyRequests, "Too many requests")
+			return
+		}
 		dt, ok := record.ParseDataType(r.URL.Query().Get("dataType"))
 		if !ok {
 			writeError(w, r, http.StatusBadRequest, "Invalid data type. Use 'sensitive' or 'non-sensitive'")
@@ -86,24 +98,25 @@ func handleSave(d Deps) http.Handler {
 	})
 }
 
-// bearer checks the Authorization header and returns the token's client.
-func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens, audience string) (string, bool) {
+// bearer checks the Authorization header and returns the token's claims;
+// the caller checks them against the config in force.
+func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens, audience string) (auth.Claims, bool) {
 	h := r.Header.Get("Authorization")
 	if strings.TrimSpace(h) == "" {
 		writeError(w, r, http.StatusUnauthorized, "No authorization header present")
-		return "", false
+		return auth.Claims{}, false
 	}
 	scheme, tok, found := strings.Cut(h, " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") || len(tok) > auth.MaxTokenLength {
 		invalidToken(w, r)
-		return "", false
+		return auth.Claims{}, false
 	}
-	sub, err := tokens.Verify(strings.TrimSpace(tok), audience)
+	claims, err := tokens.Verify(strings.TrimSpace(tok), audience)
 	if err != nil {
 		invalidToken(w, r)
-		return "", false
+		return auth.Claims{}, false
 	}
-	return sub, true
+	return claims, true
 }
 
 func invalidToken(w http.ResponseWriter, r *http.Request) {
@@ -118,6 +131,10 @@ func readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit i
 		return false
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1)); err != nil {
+		if bodyTimedOut(err) {
+			requestTimeout(w, r)
+			return false
+		}
 		writeError(w, r, http.StatusBadRequest, "Invalid JSON body")
 		return false
 	}
@@ -126,6 +143,22 @@ func readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit i
 		return false
 	}
 	return true
+}
+
+// bodyTimedOut reports whether a body read failed because the request
+// outlasted limits.readTimeout: a body trickled in too slowly.
+func bodyTimedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// requestTimeout answers a request whose body did not arrive within
+// limits.readTimeout, and closes the connection: it cannot be read further.
+// The answer gets a second of its own, even past limits.writeTimeout.
+func requestTimeout(w http.ResponseWriter, r *http.Request) {
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Second))
+	w.Header().Set("Connection", "close")
+	writeError(w, r, http.StatusRequestTimeout, "Request timeout")
 }
 
 func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -137,13 +170,13 @@ func writeIntakeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, http.StatusBadRequest, errorBody{Message: ie.Error(), RequestID: requestID(r), Errors: ie.Errors})
 }
 
-// storeFailed answers a store error: 503 while pads stops, the caller left
-// or the database is unavailable (then with Retry-After), else 500 with the
-// cause in the log (never in the answer).
 // retryAfterUnavailable is the Retry-After, in seconds, of a 503 for an
 // unavailable database.
 const retryAfterUnavailable = 5
 
+// storeFailed answers a store error: 503 while pads stops, the caller left
+// or the database is unavailable (then with Retry-After), else 500 with the
+// cause in the log (never in the answer).
 func storeFailed(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, store.ErrClosed):

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/metrics"
 )
 
@@ -18,6 +19,8 @@ type requestInfo struct {
 	id     string
 	route  string
 	client string
+	// remote is the address the request comes from (clientAddr).
+	remote string
 }
 
 type infoKey struct{}
@@ -34,9 +37,10 @@ func requestID(r *http.Request) string {
 	return ""
 }
 
-// withRequestID gives every request an id: the caller's X-Request-Id when
-// it is short and plain, else a new random one. Every response carries it.
-func withRequestID(next http.Handler) http.Handler {
+// withRequestInfo gives every request an id, the caller's X-Request-Id
+// when it is short and plain, else a new random one (every response
+// carries it), and the address it comes from (clientAddr).
+func withRequestInfo(cfg func() *config.Config, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !plainID(id) {
@@ -45,7 +49,8 @@ func withRequestID(next http.Handler) http.Handler {
 			id = hex.EncodeToString(b)
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, &requestInfo{id: id, route: "unmatched"})))
+		info := &requestInfo{id: id, route: "unmatched", remote: clientAddr(r, cfg())}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
 	})
 }
 
@@ -104,6 +109,7 @@ func observe(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handl
 			slog.Int("status", sw.status),
 			slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 			slog.String("client", info.client),
+			slog.String("remote", info.remote),
 		)
 	})
 }

@@ -13,7 +13,7 @@ import (
 func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/storage/authenticate", handleAuthenticate(d, auth.AudienceStorage))
 	rt.handle("POST", "/"+d.ServiceName+"Smile/authenticate", handleAuthenticate(d, auth.AudienceSmile))
-	rt.handle("POST", "/patient/savePatientData", handleSave(d))
+	rt.handle("POST", "/patient/savePatientData", handleSave(d, &saveLimits{}))
 	rt.handle("POST", "/admin/authenticate", handleAdminAuthenticate(d))
 	rt.handle("GET", "/admin/deliveries", admin(d, handleListDeliveries(d)))
 	rt.handle("GET", "/admin/deliveries/{id}", admin(d, handleShowDelivery(d)))
@@ -49,7 +49,7 @@ func newConsole(d Deps) *console.Console {
 			if info := infoFrom(r.Context()); info != nil {
 				info.client = actor
 			}
-		}})
+		}, ClientAddr: remoteHost})
 }
 
 // Routes lists "METHOD /path" of every route of a server with the given

@@ -20,14 +20,16 @@ import (
 type Deps struct {
 	Logger *slog.Logger
 	// Config returns the config in force; it changes on reload.
-	Config   func() *config.Config
-	Tokens   *auth.Tokens
-	Throttle *auth.Throttle
-	Store    store.Store
-	Saves    *save.Service
-	Operator *operator.Service
-	Metrics  *metrics.Metrics
-	Now      func() time.Time
+	Config func() *config.Config
+	Tokens *auth.Tokens
+	// Revocations are the clients' revoked tokens; nil revokes none.
+	Revocations *auth.Revocations
+	Throttle    *auth.Throttle
+	Store       store.Store
+	Saves       *save.Service
+	Operator    *operator.Service
+	Metrics     *metrics.Metrics
+	Now         func() time.Time
 	// ServiceName names the smile authenticate route; fixed at start.
 	ServiceName string
 }
@@ -36,5 +38,5 @@ type Deps struct {
 func NewServer(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	addRoutes(&router{mux: mux, allow: map[string][]string{}}, d)
-	return withRequestID(observe(d.Logger, d.Metrics, recoverPanics(d.Logger, mux)))
+	return withRequestInfo(d.Config, observe(d.Logger, d.Metrics, recoverPanics(d.Logger, mux)))
 }

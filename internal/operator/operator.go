@@ -27,6 +27,7 @@ const (
 	ActionAuditRead    = "audit.read"
 	ActionReseal       = "records.reseal"
 	ActionBackup       = "records.backup"
+	ActionRevokeTokens = "tokens.revoke"
 )
 
 // Limits of a listing.
@@ -158,6 +159,25 @@ func (s *Service) Backup(ctx context.Context, actor, path string) error {
 		return err
 	}
 	return b.Backup(ctx, path)
+}
+
+// RevokeTokens revokes every token of the client issued up to now: the
+// revocation covers the whole current second (tokens carry their issue
+// time to the second), and it returns the time before which tokens are
+// refused. Serving processes refuse them within auth.RevocationRefresh.
+// Errors: *InvalidError.
+func (s *Service) RevokeTokens(ctx context.Context, actor, clientID string) (time.Time, error) {
+	if clientID == "" {
+		return time.Time{}, invalid("a client id is required")
+	}
+	if err := s.audit(ctx, actor, ActionRevokeTokens, "client:"+clientID); err != nil {
+		return time.Time{}, err
+	}
+	before := s.now().UTC().Truncate(time.Second).Add(time.Second)
+	if err := s.store.RevokeTokens(ctx, clientID, before); err != nil {
+		return time.Time{}, fmt.Errorf("revoke tokens: %w", err)
+	}
+	return before, nil
 }
 
 func deliveryTarget(id int64) string { return "delivery:" + strconv.FormatInt(id, 10) }

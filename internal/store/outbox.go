@@ -50,7 +50,9 @@ type Outbox interface {
 	OutboxStats(ctx context.Context, now time.Time) (OutboxStats, error)
 }
 
-// OwnerHold is a live owner's hold (see Outbox.HoldOwner).
+// OwnerHold is a live owner's hold (see Outbox.HoldOwner): on PostgreSQL,
+// a session advisory lock on its own connection; on SQLite, nothing, as
+// the process holds the whole database.
 type OwnerHold interface {
 	// Lost reports whether the hold broke.
 	Lost(ctx context.Context) bool
@@ -104,6 +106,10 @@ type Claimed struct {
 	// FHIR is the event's FHIR R4 Bundle, snapshotted with Payload; nil
 	// for an event raised before pads made Bundles.
 	FHIR []byte
+	// Unreadable: the payload does not open with the keys in force (its
+	// key was retired before the event was resealed). Payload and FHIR are
+	// nil; the delivery cannot be sent.
+	Unreadable bool
 }
 
 // ClaimRequest asks for due deliveries.

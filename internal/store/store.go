@@ -42,6 +42,7 @@ type Store interface {
 	Outbox
 	Auditor
 	Console
+	Revocations
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for the writes under way, then releases the database.
@@ -65,9 +66,9 @@ type Records interface {
 	Commit(ctx context.Context, c Commit) (Committed, error)
 	// Get returns a client's record. Errors: ErrNotFound.
 	Get(ctx context.Context, key record.Key) (record.Record, error)
-	// Reseal rewrites every record not sealed under the keyring's first
-	// key, a page of records per transaction, so an old key can be retired.
-	// It runs beside live saves.
+	// Reseal rewrites every record, event payload and saved answer not
+	// sealed under the keyring's first key, a page per transaction, so an
+	// old key can be retired. It runs beside live saves and deliveries.
 	Reseal(ctx context.Context) (ResealReport, error)
 }
 
@@ -139,12 +140,23 @@ type Event struct {
 	CreatedAt time.Time
 }
 
-// ResealReport says what Reseal did.
+// ResealReport says what Reseal did to each kind of sealed value.
 type ResealReport struct {
-	// Resealed counts the records rewritten under the first key.
-	Resealed int
-	// Records counts the records by the id of the key sealing them, after.
-	Records map[string]int
+	Records Resealed
+	// Payloads are the events' payloads, each with its FHIR Bundle.
+	Payloads Resealed
+	// Responses are the starts of destinations' answers kept with attempts.
+	Responses Resealed
+}
+
+// Resealed counts what Reseal did to one kind of sealed value.
+type Resealed struct {
+	// Rewritten counts the values rewritten under the first key.
+	Rewritten int
+	// ByKey counts the values by the id of the key sealing them, after. A
+	// payload or answer that opens with no key in force stays as it was,
+	// counted under the key that sealed it.
+	ByKey map[string]int
 }
 
 // Config is what every driver needs besides its database address.

@@ -194,7 +194,9 @@ func classify(ctx context.Context, err error) deliver.Result {
 		res.ErrorClass = ClassThrottled
 	case "AuthorizationError", "AccessDenied", "AccessDeniedException", "InvalidClientTokenId", "SignatureDoesNotMatch",
 		"ExpiredToken", "UnrecognizedClientException", "InvalidAccessKeyId", "KMSAccessDenied", "KMSDisabled":
-		res.ErrorClass, res.Permanent = ClassUnauthorized, true
+		// Retried: credentials rotate and policies get fixed, and an
+		// attempt that waits for that loses nothing.
+		res.ErrorClass = ClassUnauthorized
 	case "NotFound", "NotFoundException", "ResourceNotFound":
 		res.ErrorClass, res.Permanent = ClassNotFound, true
 	case "InvalidParameter", "InvalidParameterValue", "ParameterValueInvalid":

@@ -83,7 +83,7 @@ func TestErrorsAreClassedAndOnlyTransientOnesRetried(t *testing.T) {
 	}{
 		{snstest.Throttled, sns.ClassThrottled, false},
 		{snstest.Internal, sns.ClassServer, false},
-		{snstest.Unauthorized, sns.ClassUnauthorized, true},
+		{snstest.Unauthorized, sns.ClassUnauthorized, false},
 		{snstest.NotFound, sns.ClassNotFound, true},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pads-dev/pads/internal/store"
@@ -13,8 +14,9 @@ import (
 
 // unavailable marks err as store.ErrUnavailable when it says the database
 // cannot be reached or cannot take writes now: a connection that failed or
-// broke, a server shutting down or starting up, a full disk. pgxpool
-// reconnects by itself once the server is back.
+// broke, a server shutting down or starting up, a full disk, contention
+// that outlasted the batch's retries. pgxpool reconnects by itself once
+// the server is back.
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, store.ErrUnavailable) {
 		return err
@@ -23,7 +25,8 @@ func unavailable(err error) error {
 	var ne net.Error
 	var pe *pgconn.PgError
 	switch {
-	case errors.As(err, &ce), errors.As(err, &ne), pgconn.SafeToRetry(err),
+	case errors.As(err, &ce), errors.As(err, &ne), pgconn.SafeToRetry(err), errors.Is(err, pgx.ErrTxClosed),
+		transient(err), // a deadlock or serialization failure still there after the batch's retries
 		errors.As(err, &pe) && isUnavailableCode(pe.Code),
 		strings.Contains(err.Error(), "conn closed"), strings.Contains(err.Error(), "unexpected EOF"):
 		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)

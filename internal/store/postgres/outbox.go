@@ -49,9 +49,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", unavailable(err))
 	}
-	if err := s.codec.OpenPayloads(out); err != nil {
-		return nil, err
-	}
+	s.codec.OpenPayloads(out)
 	return out, nil
 }
 
@@ -154,7 +152,9 @@ func (s *Store) TakeOver(ctx context.Context, self string) (int, error) {
 }
 
 // takeOver drops owner's leases if its lock is free, holding the lock
-// meanwhile so that its process, were it somehow back, could not claim.
+// while it does: an owner's process takes its lock before it claims (a
+// process whose hold broke claims under a new owner), so no claim under
+// owner can slip in between the check and the drop.
 func (s *Store) takeOver(ctx context.Context, owner string) (int, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {

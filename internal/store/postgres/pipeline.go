@@ -1,10 +1,13 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -117,8 +120,17 @@ func run(ctx context.Context, t pgx.Tx, b *pgx.Batch, results []stepResult) (int
 // and both look before either writes: the second save by an email already
 // looked up in the batch is answered a conflict at once, and starts over
 // from a fresh read (which then finds the first one's record).
+//
+// The locks are taken in the order of their keys, and every batch takes
+// all of its email locks before any record's row lock (writeRecords, in
+// the order of the records' keys): two processes' batches then never wait
+// for each other in a circle, so PostgreSQL has no deadlock to break.
 func checkEmails(b *pgx.Batch, commits []*commitOp) []stepResult {
-	var out []stepResult
+	type lookup struct {
+		lock   string
+		commit int
+	}
+	var lookups []lookup
 	seen := map[string]bool{}
 	for i, c := range commits {
 		p := c.prepared
@@ -132,7 +144,14 @@ func checkEmails(b *pgx.Batch, commits []*commitOp) []stepResult {
 			continue
 		}
 		seen[lock] = true
-		b.Queue(qLockEmail, lock)
+		lookups = append(lookups, lookup{lock, i})
+	}
+	slices.SortFunc(lookups, func(a, b lookup) int { return strings.Compare(a.lock, b.lock) })
+	var out []stepResult
+	for _, lk := range lookups {
+		i, c := lk.commit, commits[lk.commit]
+		p, l := c.prepared, c.prepared.Commit.Lookup
+		b.Queue(qLockEmail, lk.lock)
 		out = append(out, stepResult{i, func(br pgx.BatchResults) error { _, err := br.Exec(); return err }})
 		b.Queue(qVersionByEmail, l.ClientID, l.AssessmentType, p.Indexes)
 		out = append(out, stepResult{i, func(br pgx.BatchResults) error {
@@ -150,13 +169,23 @@ func checkEmails(b *pgx.Batch, commits []*commitOp) []stepResult {
 	return out
 }
 
-// writeRecords queues the insert or the versioned update of each record.
+// writeRecords queues the insert or the versioned update of each record,
+// in the order of the records' keys (see checkEmails).
 func writeRecords(b *pgx.Batch, commits []*commitOp) []stepResult {
-	var out []stepResult
+	order := make([]int, 0, len(commits))
 	for i, c := range commits {
-		if c.conflict {
-			continue
+		if !c.conflict {
+			order = append(order, i)
 		}
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		a, b := commits[x].prepared.Row.Key, commits[y].prepared.Row.Key
+		return cmp.Or(strings.Compare(a.ClientID, b.ClientID), strings.Compare(a.PatientUUID, b.PatientUUID),
+			strings.Compare(a.AssessmentType, b.AssessmentType))
+	})
+	var out []stepResult
+	for _, i := range order {
+		c := commits[i]
 		p, r := c.prepared, &c.prepared.Row
 		form, assessment := sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)
 		k := r.Key

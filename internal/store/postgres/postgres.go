@@ -209,61 +209,12 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	return s.codec.OpenRecord(row)
 }
 
-// resealPage is how many records Reseal rewrites per transaction.
-const resealPage = 200
-
-// Reseal rewrites the records not sealed under the first key.
+// Reseal rewrites the records, payloads and answers not sealed under the
+// first key, a page per transaction.
 func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
-	rep := store.ResealReport{Records: map[string]int{}}
-	for after := int64(0); ; {
-		var seen, count int
-		var last int64
-		var byKey map[string]int
-		err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-			seen, count, last, byKey = 0, 0, after, map[string]int{}
-			rows, err := t.Query(ctx, selectRow+" WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE", after, resealPage)
-			if err != nil {
-				return err
-			}
-			var page []sqlstore.Row
-			for rows.Next() {
-				r, _, err := scanRow(rows)
-				if err != nil {
-					rows.Close()
-					return err
-				}
-				page = append(page, r)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			seen = len(page)
-			for _, row := range page {
-				row, changed, err := sqlstore.Reseal(ctx, tx{t}, s.codec, row)
-				if err != nil {
-					return err
-				}
-				if changed {
-					count++
-				}
-				byKey[s.cfg.Keys.KeyID(row.Sealed)]++
-				last = row.ID
-			}
-			return nil
-		})
-		if err != nil {
-			return rep, err
-		}
-		rep.Resealed += count
-		for k, n := range byKey {
-			rep.Records[k] += n
-		}
-		if seen < resealPage {
-			return rep, nil
-		}
-		after = last
-	}
+	return sqlstore.Reseal(ctx, func(ctx context.Context, fn func(context.Context, sqlstore.ResealTx) error) error {
+		return s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error { return fn(ctx, tx{t}) })
+	}, s.codec)
 }
 
 // Ping checks that the database answers.

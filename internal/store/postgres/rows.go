@@ -76,3 +76,41 @@ func (t tx) InsertDelivery(ctx context.Context, d *store.Delivery, recordID int6
 	return t.QueryRow(ctx, qInsertDelivery, d.MessageID, d.EventID, recordID, d.Key.ClientID, d.Destination, string(d.DataType), d.State, d.Series,
 		d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano()).Scan(&d.ID)
 }
+
+// Records locks the rows it returns (FOR UPDATE): a save of one of them
+// waits for the reseal's page to commit.
+func (t tx) Records(ctx context.Context, after int64, n int) ([]sqlstore.Row, error) {
+	return query(ctx, t, func(r pgx.CollectableRow) (sqlstore.Row, error) {
+		row, _, err := scanRow(r)
+		return row, err
+	}, selectRow+" WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE", after, n)
+}
+
+func (t tx) Events(ctx context.Context, after int64, n int) ([]sqlstore.SealedEvent, error) {
+	return query(ctx, t, func(r pgx.CollectableRow) (sqlstore.SealedEvent, error) { return sqlstore.ScanEvent(r) },
+		"SELECT "+sqlstore.EventColumns+" FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > $1 ORDER BY e.id LIMIT $2", after, n)
+}
+
+func (t tx) SetEvent(ctx context.Context, e *sqlstore.SealedEvent) error {
+	_, err := t.Exec(ctx, "UPDATE events SET payload = $1, fhir = $2 WHERE id = $3", e.Payload, e.FHIR, e.ID)
+	return err
+}
+
+func (t tx) Responses(ctx context.Context, after int64, n int) ([]sqlstore.SealedResponse, error) {
+	return query(ctx, t, func(r pgx.CollectableRow) (sqlstore.SealedResponse, error) { return sqlstore.ScanResponse(r) },
+		"SELECT "+sqlstore.ResponseColumns+" FROM attempts a JOIN deliveries d ON d.id = a.delivery_id"+
+			" WHERE a.id > $1 AND a.response IS NOT NULL ORDER BY a.id LIMIT $2", after, n)
+}
+
+func (t tx) SetResponse(ctx context.Context, r *sqlstore.SealedResponse) error {
+	_, err := t.Exec(ctx, "UPDATE attempts SET response = $1 WHERE id = $2", r.Response, r.ID)
+	return err
+}
+
+func query[T any](ctx context.Context, t tx, scan pgx.RowToFunc[T], q string, args ...any) ([]T, error) {
+	rows, err := t.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scan)
+}

@@ -60,9 +60,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	if err := s.codec.OpenPayloads(out); err != nil {
-		return nil, err
-	}
+	s.codec.OpenPayloads(out)
 	return out, nil
 }
 
@@ -96,8 +94,9 @@ func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
 	})
 }
 
-// HoldOwner holds nothing: one pads serve serves a SQLite database (it
-// locks the file), so while it runs, its own owner is the only live one.
+// HoldOwner holds nothing: one pads serve serves a SQLite database (see
+// lockDatabase in cmd/pads/serve.go), so while it runs, its own owner is
+// the only live one.
 func (s *Store) HoldOwner(ctx context.Context, owner string) (store.OwnerHold, error) {
 	return noHold{}, nil
 }

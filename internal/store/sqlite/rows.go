@@ -143,20 +143,52 @@ func (t *tx) InsertDelivery(ctx context.Context, d *store.Delivery, recordID int
 	return err
 }
 
-// page returns up to n rows with an id above after, in id order.
-func (t *tx) page(ctx context.Context, after int64, n int) ([]sqlstore.Row, error) {
-	rows, err := t.conn.QueryContext(ctx, selectRow+" WHERE id > ? ORDER BY id LIMIT ?", after, n)
+// Records returns up to n rows with an id above after, in id order (the
+// writer's transaction holds the database's one write lock).
+func (t *tx) Records(ctx context.Context, after int64, n int) ([]sqlstore.Row, error) {
+	return query(ctx, t.conn, scanPagedRow, selectRow+" WHERE id > ? ORDER BY id LIMIT ?", after, n)
+}
+
+func (t *tx) Events(ctx context.Context, after int64, n int) ([]sqlstore.SealedEvent, error) {
+	return query(ctx, t.conn, sqlstore.ScanEvent, "SELECT "+sqlstore.EventColumns+
+		" FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? ORDER BY e.id LIMIT ?", after, n)
+}
+
+func (t *tx) SetEvent(ctx context.Context, e *sqlstore.SealedEvent) error {
+	_, err := t.conn.ExecContext(ctx, "UPDATE events SET payload = ?, fhir = ? WHERE id = ?", e.Payload, e.FHIR, e.ID)
+	return err
+}
+
+func (t *tx) Responses(ctx context.Context, after int64, n int) ([]sqlstore.SealedResponse, error) {
+	return query(ctx, t.conn, sqlstore.ScanResponse, "SELECT "+sqlstore.ResponseColumns+
+		" FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.id > ? AND a.response IS NOT NULL ORDER BY a.id LIMIT ?", after, n)
+}
+
+func (t *tx) SetResponse(ctx context.Context, r *sqlstore.SealedResponse) error {
+	_, err := t.conn.ExecContext(ctx, "UPDATE attempts SET response = ? WHERE id = ?", r.Response, r.ID)
+	return err
+}
+
+// scanPagedRow reads a row of a page, where every row is found.
+func scanPagedRow(sc sqlstore.Scanner) (sqlstore.Row, error) {
+	r, _, err := scanRow(sc)
+	return r, err
+}
+
+// query runs q and reads every row it returns with scan.
+func query[T any](ctx context.Context, conn *sql.Conn, scan func(sqlstore.Scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []sqlstore.Row
+	var out []T
 	for rows.Next() {
-		r, _, err := scanRow(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

@@ -213,58 +213,12 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	return s.codec.OpenRecord(row)
 }
 
-// resealPage is how many records Reseal rewrites per transaction.
-const resealPage = 200
-
-// Reseal rewrites the records not sealed under the first key.
+// Reseal rewrites the records, payloads and answers not sealed under the
+// first key, a page per batch of the writer.
 func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
-	rep := store.ResealReport{Records: map[string]int{}}
-	for after := int64(0); ; {
-		// The writer may run fn again if its batch is retried, so fn only
-		// fills pg, which is applied once the page has committed.
-		var pg resealed
-		err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
-			pg = resealed{records: map[string]int{}, last: after}
-			return s.resealPage(ctx, t, &pg)
-		})
-		if err != nil {
-			return rep, err
-		}
-		rep.Resealed += pg.count
-		for k, n := range pg.records {
-			rep.Records[k] += n
-		}
-		if pg.seen < resealPage {
-			return rep, nil
-		}
-		after = pg.last
-	}
-}
-
-type resealed struct {
-	seen, count int
-	records     map[string]int
-	last        int64
-}
-
-func (s *Store) resealPage(ctx context.Context, t *tx, pg *resealed) error {
-	rows, err := t.page(ctx, pg.last, resealPage)
-	if err != nil {
-		return err
-	}
-	pg.seen = len(rows)
-	for _, row := range rows {
-		row, changed, err := sqlstore.Reseal(ctx, t, s.codec, row)
-		if err != nil {
-			return err
-		}
-		if changed {
-			pg.count++
-		}
-		pg.records[s.cfg.Keys.KeyID(row.Sealed)]++
-		pg.last = row.ID
-	}
-	return nil
+	return sqlstore.Reseal(ctx, func(ctx context.Context, fn func(context.Context, sqlstore.ResealTx) error) error {
+		return s.w.do(ctx, func(ctx context.Context, t *tx) error { return fn(ctx, t) })
+	}, s.codec)
 }
 
 // Ping checks that the database file can be read and, when the last

@@ -124,21 +124,22 @@ func (c Codec) SealFHIR(k record.Key, dt record.DataType, bundle []byte) []byte 
 
 // OpenPayloads replaces the sealed payload and FHIR Bundle of each
 // claimed delivery with their JSON.
-func (c Codec) OpenPayloads(claimed []store.Claimed) error {
+func (c Codec) OpenPayloads(claimed []store.Claimed) {
 	for i := range claimed {
 		d := &claimed[i]
 		body, err := c.Keys.Open(d.Payload, payloadAD(d.Key, d.DataType))
+		var bundle []byte
+		if err == nil && d.FHIR != nil {
+			bundle, err = c.Keys.Open(d.FHIR, fhirAD(d.Key, d.DataType))
+		}
 		if err != nil {
-			return fmt.Errorf("open payload of delivery %d: %w", d.ID, err)
+			// One delivery that cannot be opened is that delivery's failure,
+			// not the claim's: the others go out.
+			d.Payload, d.FHIR, d.Unreadable = nil, nil, true
+			continue
 		}
-		d.Payload = body
-		if d.FHIR != nil {
-			if d.FHIR, err = c.Keys.Open(d.FHIR, fhirAD(d.Key, d.DataType)); err != nil {
-				return fmt.Errorf("open FHIR bundle of delivery %d: %w", d.ID, err)
-			}
-		}
+		d.Payload, d.FHIR = body, bundle
 	}
-	return nil
 }
 
 // SealResponse seals the start of a destination's answer for the attempt
@@ -147,8 +148,11 @@ func (c Codec) SealResponse(messageID string, body []byte) []byte {
 	if len(body) == 0 {
 		return nil
 	}
-	return c.Keys.Seal(body, []byte("pads response v1\x00"+messageID))
+	return c.Keys.Seal(body, responseAD(messageID))
 }
+
+// responseAD binds a sealed answer to its delivery's message id.
+func responseAD(messageID string) []byte { return []byte("pads response v1\x00" + messageID) }
 
 // OpenAttempts opens the sealed answers of a delivery's attempts; an
 // answer that does not open is shown as none.
@@ -159,7 +163,7 @@ func (c Codec) OpenAttempts(d store.Delivery, attempts []store.Attempt) {
 		if len(a.Response) == 0 {
 			continue
 		}
-		body, err := c.Keys.Open(a.Response, []byte("pads response v1\x00"+d.MessageID))
+		body, err := c.Keys.Open(a.Response, responseAD(d.MessageID))
 		if err != nil {
 			body = nil
 		}

@@ -160,29 +160,3 @@ func emailOf(f record.Fields) string {
 	}
 	return record.NormalizeEmail(*f.Email)
 }
-
-// Reseal rewrites row through tx under the codec's first key, if another
-// key sealed it, and returns the row as stored and whether it rewrote it.
-// The email index is recomputed under the first key too.
-func Reseal(ctx context.Context, tx Tx, codec Codec, row Row) (Row, bool, error) {
-	if codec.Keys.KeyID(row.Sealed) == codec.Keys.PrimaryID() {
-		return row, false, nil
-	}
-	rec, err := codec.OpenRecord(row)
-	if err != nil {
-		return row, false, fmt.Errorf("reseal: %w", err)
-	}
-	resealed, err := codec.SealRecord(rec)
-	if err != nil {
-		return row, false, err
-	}
-	id, err := tx.Update(ctx, &resealed, row.Version, true)
-	if err != nil {
-		return row, false, fmt.Errorf("reseal record %d: %w", row.ID, err)
-	}
-	if id == 0 { // a save rewrote it meanwhile, under the first key
-		return row, false, nil
-	}
-	resealed.ID, resealed.Version = id, row.Version+1
-	return resealed, true, nil
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,8 @@ var recordTests = []test{
 	{"SurvivesReopen", testReopen},
 	{"KeyRotation", testKeyRotation},
 	{"ResealRewritesOldRecords", testReseal},
+	{"ResealRewritesPayloadsAndAnswers", testResealOutbox},
+	{"APayloadOfARetiredKeyIsUnreadable", testUnreadablePayload},
 	{"ClosedStoreRefusesSaves", testClosed},
 	{"AuditLogKeepsEntriesNewestFirst", testAudit},
 }
@@ -251,7 +254,7 @@ func testKeyRotation(t *testing.T, o Opener) {
 	if r := rotated.save(t, "acme", req("acme", "", "ada@example.com", record.Fields{LastName: new("L")})); r.Created {
 		t.Fatal("the email index of the old key must still find the record")
 	}
-	if rep, err := rotated.Reseal(context.Background()); err != nil || rep.Records["e2"] != 1 {
+	if rep, err := rotated.Reseal(context.Background()); err != nil || rep.Records.ByKey["e2"] != 1 {
 		t.Fatalf("Reseal = %+v, %v", rep, err)
 	}
 	rotated.Close()
@@ -281,11 +284,11 @@ func testReseal(t *testing.T, o Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Resealed != n-1 || !reflect.DeepEqual(rep.Records, map[string]int{"e2": n}) {
+	if rep.Records.Rewritten != n-1 || !reflect.DeepEqual(rep.Records.ByKey, map[string]int{"e2": n}) {
 		t.Fatalf("Reseal = %+v, want %d resealed and all %d under e2", rep, n-1, n)
 	}
-	if rep, _ := rotated.Reseal(context.Background()); rep.Resealed != 0 {
-		t.Fatalf("a second Reseal rewrote %d records", rep.Resealed)
+	if rep, _ := rotated.Reseal(context.Background()); rep.Records.Rewritten != 0 {
+		t.Fatalf("a second Reseal rewrote %d records", rep.Records.Rewritten)
 	}
 	rotated.Close()
 
@@ -320,5 +323,79 @@ func testClosed(t *testing.T, o Opener) {
 	h.Close()
 	if _, err := h.saves.Save(context.Background(), "acme", req("acme", uuidA, "ada@example.com", record.Fields{})); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("Save on a closed store: %v", err)
+	}
+}
+
+// testResealOutbox: once Reseal ran, the old key can go without losing a
+// pending delivery's payload or a kept answer.
+func testResealOutbox(t *testing.T, o Opener) {
+	ctx := context.Background()
+	h := open(t, o, "e1")
+	enqueue(t, h, "ada@example.com") // one event, a delivery to d1 and one to d2
+	now := time.Now().Add(time.Second)
+	claimed := claim(t, h, "p1", now)
+	for _, c := range claimed { // both answered; d2's is to be tried again
+		fin := store.Finished{Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID, Series: 1, Number: 1, Owner: "p1",
+			StartedAt: now, StatusCode: 503, ErrorClass: "http_5xx", Response: []byte("busy " + c.Destination)}, State: store.Failed}
+		if c.Destination == "d2" {
+			fin.State, fin.NextAt = store.Pending, now
+		}
+		if err := h.Finish(ctx, fin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Close()
+
+	rotated := open(t, o, "e2", "e1")
+	rep, err := rotated.Reseal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.ResealReport{Records: store.Resealed{Rewritten: 1, ByKey: map[string]int{"e2": 1}},
+		Payloads: store.Resealed{Rewritten: 1, ByKey: map[string]int{"e2": 1}}, Responses: store.Resealed{Rewritten: 2, ByKey: map[string]int{"e2": 2}}}
+	if !reflect.DeepEqual(rep, want) {
+		t.Fatalf("Reseal = %+v, want %+v", rep, want)
+	}
+	rotated.Close()
+
+	onlyNew := open(t, o, "e2")
+	got := claim(t, onlyNew, "p2", now.Add(time.Minute))
+	if len(got) != 1 || got[0].Unreadable || !strings.Contains(string(got[0].Payload), `"firstName":"Ada"`) {
+		t.Fatalf("after reseal without the old key: %+v", got)
+	}
+	for _, c := range claimed {
+		_, attempts, err := onlyNew.Delivery(ctx, c.ID)
+		if err != nil || len(attempts) != 1 || string(attempts[0].Response) != "busy "+c.Destination {
+			t.Fatalf("attempts of %s: %+v, %v", c.Destination, attempts, err)
+		}
+	}
+}
+
+// testUnreadablePayload: a delivery whose payload's key was retired before
+// a reseal comes back marked, and does not stop the claim of the others.
+func testUnreadablePayload(t *testing.T, o Opener) {
+	h := open(t, o, "e1")
+	enqueue(t, h, "ada@example.com")
+	h.Close()
+	h = open(t, o, "e2")
+	enqueue(t, h, "bob@example.com")
+	got := claim(t, h, "p1", time.Now().Add(time.Second))
+	var unreadable, readable int
+	for _, c := range got {
+		switch {
+		case c.Unreadable && c.Payload == nil && c.FHIR == nil:
+			unreadable++
+		case !c.Unreadable && strings.Contains(string(c.Payload), "bob@example.com"):
+			readable++
+		default:
+			t.Fatalf("claimed %+v", c)
+		}
+	}
+	if unreadable != 2 || readable != 2 {
+		t.Fatalf("%d unreadable and %d readable deliveries, want 2 and 2", unreadable, readable)
+	}
+	rep, err := h.Reseal(context.Background())
+	if err == nil {
+		t.Fatalf("Reseal of a record sealed under a retired key = %+v, want an error", rep)
 	}
 }
