@@ -6,10 +6,10 @@
 # change it), and prints, per minute, pads' RSS, goroutines and open
 # files, the WAL's size (on PostgreSQL the database's size), the minute's
 # saves and deliveries per second and the p99 of its saves. Fails (exit 1)
-# when RSS or goroutines at the end exceed their value at minute 2 by more
-# than 10%. On SQLite in a fresh directory, or on PostgreSQL when a URL
-# is given (or PADS_LOAD_DATABASE is set): on a new database of that
-# server, dropped at the end.
+# when a save is not answered 2xx, or when RSS or goroutines at the end
+# exceed their value at minute 2 by more than 10%. On SQLite in a fresh
+# directory, or on PostgreSQL when a URL is given (or PADS_LOAD_DATABASE
+# is set): on a new database of that server, dropped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:-10}
