@@ -33,8 +33,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 		if _, err := t.Exec(ctx, sortless); err != nil {
 			return err
 		}
-		rows, err := t.Query(ctx, qClaim, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(),
-			refs(req.Skip), refs(req.Unordered), req.Limit)
+		rows, err := t.Query(ctx, claimQuery(req.Limit), req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(),
+			refs(req.Skip), refs(req.Unordered))
 		if err != nil {
 			return err
 		}
@@ -261,4 +261,11 @@ func (s *Store) OutboxStats(ctx context.Context, now time.Time) (store.OutboxSta
 		st.OldestDue = now.Sub(time.Unix(0, oldest.Int64))
 	}
 	return st, nil
+}
+
+// claimQuery is the claim statement for limit (at least 1). Each limit is
+// a statement of its own, prepared and planned once per connection; the
+// dispatcher asks for at most a line's worth (32 by default).
+func claimQuery(limit int) string {
+	return fmt.Sprintf(qClaimLimit, max(limit, 1))
 }

@@ -64,7 +64,7 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 		{"commit: insert an existing key", qInsertRecord, fmt.Sprintf(row, uuid(77)), 0, false},
 		{"commit: update", qUpdateRecord, "'acme-main', decode(md5('e2'), 'hex'), '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1, false},
 		{"commit: update keeping the email", qRewriteRecord, "'acme-main', '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1, false},
-		{"claim ten", qClaim, "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[], 10", 50, true},
+		{"claim ten", claimQuery(10), "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[]", 50, true},
 		{"next due", qNextDue, "5e18::bigint", 1, true},
 		{"finish", qFinish, "'delivered', 1, 0, 3, NULL, 100, 'p', 1", 1, false},
 	}
