@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/operator"
 )
 
@@ -33,11 +32,7 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	path, err := existingConfig(*configPath)
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load(path, getenv)
+	_, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
 		return err
 	}
@@ -45,11 +40,12 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	if !strings.HasPrefix(cfg.Database, "sqlite://") {
 		return operator.ErrNoBackup
 	}
-	ops, closeStore, err := operatorForCLI(ctx, path, getenv, stderr)
+	st, _, err := cliStore(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer closeStore()
+	defer st.Close()
+	ops := operator.New(st, time.Now, nil)
 	start := time.Now()
 	if err := ops.Backup(ctx, cliActor(getenv), file); err != nil {
 		if errors.Is(err, operator.ErrNoBackup) {
@@ -57,12 +53,12 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 		return fmt.Errorf("backup: %w", err)
 	}
-	st, err := os.Stat(file)
+	info, err := os.Stat(file)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "backed up %s to %s (%d bytes, %v)\n", strings.TrimPrefix(cfg.Database, "sqlite://"), file,
-		st.Size(), time.Since(start).Round(time.Millisecond))
+		info.Size(), time.Since(start).Round(time.Millisecond))
 	fmt.Fprintln(stdout, "it opens only with the same encryption keys: keep them backed up too")
 	return nil
 }

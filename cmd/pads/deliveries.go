@@ -133,28 +133,38 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 // operatorForCLI opens the config's store beside a running pads and
 // returns the operator service over it, and what closes the store.
 func operatorForCLI(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer) (*operator.Service, func(), error) {
-	st, err := openForCLI(ctx, configPath, getenv, stderr)
+	_, cfg, err := cliConfig(configPath, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, _, err := cliStore(ctx, cfg, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
 	return operator.New(st, time.Now, nil), func() { st.Close() }, nil
 }
 
-func openForCLI(ctx context.Context, flagValue string, getenv func(string) string, stderr io.Writer) (store.Store, error) {
+// cliConfig reads the config a maintenance command is given (--config, or
+// the starter config when there is one) and returns its path with it.
+func cliConfig(flagValue string, getenv func(string) string) (string, *config.Config, error) {
 	path, err := existingConfig(flagValue)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	cfg, err := config.Load(path, getenv)
-	if err != nil {
-		return nil, err
-	}
+	return path, cfg, err
+}
+
+// cliStore opens cfg's database with its keys for a maintenance command:
+// its logs go to stderr, it keeps no metrics.
+func cliStore(ctx context.Context, cfg *config.Config, stderr io.Writer) (store.Store, config.Keys, error) {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	keys, err := loadKeys(cfg, logger)
 	if err != nil {
-		return nil, err
+		return nil, config.Keys{}, err
 	}
-	return openStore(ctx, cfg, keys, nil, logger)
+	st, err := openStore(ctx, cfg, keys, nil, logger)
+	return st, keys, err
 }
 
 // parseInterspersed parses flags wherever they stand among the positional

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -32,20 +31,11 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
-	path, err := existingConfig(*configPath)
+	_, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(path, getenv)
-	if err != nil {
-		return err
-	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	keys, err := loadKeys(cfg, logger)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg, keys, nil, logger)
+	st, keys, err := cliStore(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/pads-dev/pads/internal/auth"
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/operator"
 )
 
@@ -32,23 +30,14 @@ func tokens(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || *client == "" {
 		return errUsage
 	}
-	path, err := existingConfig(*configPath)
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load(path, getenv)
+	path, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
 		return err
 	}
 	if cfg.Client(*client) == nil {
 		return fmt.Errorf("no client %q in %s", *client, path)
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	keys, err := loadKeys(cfg, logger)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg, keys, nil, logger)
+	st, _, err := cliStore(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
