@@ -16,7 +16,7 @@ import (
 //	pads tokens revoke --client ID [--config FILE]
 //
 // revoke refuses every token of the client issued until now, on every
-// process serving the config's database, within auth.RevocationRefresh
+// process serving the config's database, within auth.RevocationBound
 // and for good (it is kept in the database). Tokens issued afterwards
 // work.
 func tokens(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -47,10 +47,6 @@ func tokens(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	fmt.Fprintf(stdout, "revoked the tokens of client %q issued before %s: every pads serving this database refuses them within %v\n",
-		*client, before.Format(time.RFC3339), auth.RevocationRefresh+revocationReadBound)
+		*client, before.Format(time.RFC3339), auth.RevocationBound)
 	return nil
 }
-
-// revocationReadBound is what the documented bound allows for one read of
-// the revocations, beyond auth.RevocationRefresh: 2 s + 3 s = 5 s.
-const revocationReadBound = 3 * time.Second

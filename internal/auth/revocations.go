@@ -14,6 +14,12 @@ import (
 // the time of one read.
 const RevocationRefresh = 2 * time.Second
 
+// RevocationBound is the promise made to operators (docs/operations.md):
+// a revocation is honoured everywhere within it. One refresh plus one
+// read, itself cut off after RevocationRefresh, is 4 s; the rest is slack
+// for a busy machine.
+const RevocationBound = 5 * time.Second
+
 // Revocations are, per client, the time before which the client's tokens
 // are refused (`pads tokens revoke`). They live in the database; a serving
 // process keeps a copy in memory, read at start and every

@@ -164,7 +164,7 @@ func (s *Service) Backup(ctx context.Context, actor, path string) error {
 // RevokeTokens revokes every token of the client issued up to now: the
 // revocation covers the whole current second (tokens carry their issue
 // time to the second), and it returns the time before which tokens are
-// refused. Serving processes refuse them within auth.RevocationRefresh.
+// refused. Serving processes refuse them within auth.RevocationBound.
 // Errors: *InvalidError.
 func (s *Service) RevokeTokens(ctx context.Context, actor, clientID string) (time.Time, error) {
 	if clientID == "" {

@@ -265,7 +265,20 @@ func (s *Store) OutboxStats(ctx context.Context, now time.Time) (store.OutboxSta
 
 // claimQuery is the claim statement for limit (at least 1). Each limit is
 // a statement of its own, prepared and planned once per connection; the
-// dispatcher asks for at most a line's worth (32 by default).
+// dispatcher asks for at most a line's worth (32 by default), whose
+// statements are written once here.
 func claimQuery(limit int) string {
-	return fmt.Sprintf(qClaimLimit, max(limit, 1))
+	limit = max(limit, 1)
+	if limit < len(claimQueries) {
+		return claimQueries[limit]
+	}
+	return fmt.Sprintf(qClaimLimit, limit)
 }
+
+var claimQueries = func() []string {
+	qs := make([]string, 65)
+	for n := 1; n < len(qs); n++ {
+		qs[n] = fmt.Sprintf(qClaimLimit, n)
+	}
+	return qs
+}()
