@@ -59,7 +59,9 @@ func destination(policy config.DestinationPolicy, clientID string, d *config.Des
 		Retry:   deliver.Retry{Attempts: d.Retry.Attempts, InitialDelay: d.Retry.InitialDelay.D(), Multiplier: d.Retry.Multiplier},
 		URL:     d.URL, Headers: d.Headers,
 		TopicARN: d.TopicARN, Region: d.Region, Endpoint: d.Endpoint, RoleARN: d.RoleARN,
-		AllowPrivateNetworks: policy.AllowPrivateNetworks, AllowPlainHTTP: policy.AllowPlainHTTP,
+		// A local destination's url is a loopback address over plain http
+		// (checked at load): the allowance is its own, not the config's.
+		AllowPrivateNetworks: policy.AllowPrivateNetworks || d.Local, AllowPlainHTTP: policy.AllowPlainHTTP || d.Local,
 	}
 	a := &d.Auth
 	switch {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,11 +24,10 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 	if len(args) == 0 || args[0] != "reseal" {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("records reseal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("records reseal", stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage
+	if err := fs.parse(args[1:]); err != nil {
+		return err
 	}
 	_, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
