@@ -64,6 +64,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	warnConfig(logger, cfg)
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
@@ -331,6 +332,7 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 		a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
 		return
 	}
+	warnConfig(a.logger, cfg)
 	cfg.Listen = a.live.Load().Listen
 	var cert *tls.Certificate
 	switch {
@@ -422,4 +424,12 @@ Get a token:
       -d '{"username":"demo","password":"%s"}'
 
 `, path, key, key)
+}
+
+// warnConfig logs what the config allows but should not hold, such as API
+// keys too short to resist guessing.
+func warnConfig(logger *slog.Logger, cfg *config.Config) {
+	for _, w := range cfg.Warnings() {
+		logger.Warn("config: " + w)
+	}
 }
