@@ -2,10 +2,10 @@ package seal_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
