@@ -26,6 +26,8 @@ var commands = []command{
 	{"deliveries show", "ID", "show a delivery and each of its attempts"},
 	{"deliveries replay", "ID | --failed --since T | --client ID --patient UUID --destination ID", "deliver again: one delivery, every failed one, or a record's results to a destination"},
 	{"records reseal", "", "rewrite records under the first encryption key"},
+	{"records erase", "", "erase one patient's records, deliveries and attempts (--client, --patient or --email)"},
+	{"records export", "", "write one patient's records and results to a file (--client, --patient or --email, --out)"},
 	{"backup", "FILE", "copy the SQLite database while pads serves"},
 	{"audit", "", "print the audit log"},
 	{"tokens revoke", "", "refuse every token of a client issued until now"},

@@ -38,6 +38,8 @@ func TestEachCommandsHelpShowsItsOwnFlagsAndSucceeds(t *testing.T) {
 		{"deliveries show", []string{"-config"}, []string{"-status", "-client", "-failed", "-since", "-limit"}},
 		{"deliveries replay", []string{"-failed", "-since", "-client", "-config"}, []string{"-status", "-limit"}},
 		{"records reseal", []string{"-config"}, []string{"-client"}},
+		{"records erase", []string{"-client", "-patient", "-email", "-config"}, []string{"-out"}},
+		{"records export", []string{"-client", "-patient", "-email", "-out", "-fhir", "-config"}, []string{"-limit"}},
 		{"backup", []string{"-config"}, []string{"-client"}},
 		{"audit", []string{"-limit", "-config"}, []string{"-client"}},
 		{"tokens revoke", []string{"-client", "-config"}, []string{"-limit"}},

@@ -258,6 +258,35 @@ func legacyHash(parts ...string) string {
 	return hex.EncodeToString(h[:8])
 }
 
+func TestWarningsNameShortAPIKeysWithoutTheKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key string
+		warn      bool
+	}{
+		{"16 characters", `key: "0123456789abcdef"`, true},
+		{"22 base64 characters", `key: "Zm9vYmFyYmF6cXV4MTIzNDU2"`, false},
+		{"31 hexadecimal digits", `key: "0123456789abcdef0123456789abcde"`, true},
+		{"32 hexadecimal digits", `key: "0123456789abcdef0123456789abcdef"`, false},
+		{"a digest", "sha256: " + strings.Repeat("ab", 32), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(strings.Replace(minimal, `key: "0123456789abcdef"`, tt.key, 1)), env(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := cfg.Warnings()
+			if tt.warn != (len(w) == 1) {
+				t.Fatalf("warnings = %q", w)
+			}
+			if tt.warn && (!strings.HasPrefix(w[0], "line 5: clients[0].apiKeys[0]") || strings.Contains(w[0], "0123456789")) {
+				t.Fatalf("warning = %q", w[0])
+			}
+		})
+	}
+}
+
 func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
 	t.Parallel()
 	y := "tokenTTL: 1s\nlisten_port: 8\nlimits: {maxConnections: 8}\n" + minimal +
