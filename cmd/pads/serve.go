@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -123,6 +124,8 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 	// first would otherwise end the process (the signal's default).
 	stopReload := a.reloadOnHUP(path, getenv, cfg)
 	defer stopReload()
+	stopSocket := a.reloadOnSocket(path, getenv, cfg)
+	defer stopSocket()
 	a.logger.Info("listening", "addr", ln.Addr().String(), "tls", a.cert != nil, "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -204,6 +207,8 @@ type app struct {
 	revocations *auth.Revocations
 	// cert is the TLS certificate served, nil without TLS.
 	cert *certificate
+	// reloading serialises reloads.
+	reloading sync.Mutex
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -324,21 +329,26 @@ func (a *app) reloadOnHUP(path string, getenv func(string) string, started *conf
 			case <-done:
 				return
 			case <-hup:
-				a.reload(path, getenv, started)
+				a.reload(path, getenv, started) // logged either way
 			}
 		}
 	}()
 	return func() { signal.Stop(hup); close(done) }
 }
 
-func (a *app) reload(path string, getenv func(string) string, started *config.Config) {
+// reload reads the config at path again and puts it in force, or keeps
+// the one in force and returns why not. notes are what the new config
+// changes only at the next restart. One reload runs at a time (SIGHUP and
+// pads reload may come together).
+func (a *app) reload(path string, getenv func(string) string, started *config.Config) (notes []string, err error) {
+	a.reloading.Lock()
+	defer a.reloading.Unlock()
 	cfg, err := config.Load(path, getenv)
 	if err != nil {
 		a.metrics.ObserveConfigReload(false)
 		a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
-		return
+		return nil, err
 	}
-	warnConfig(a.logger, cfg)
 	cfg.Listen = a.live.Load().Listen
 	var cert *tls.Certificate
 	switch {
@@ -346,17 +356,20 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 		if cert, err = loadCertificate(cfg.TLS); err != nil {
 			a.metrics.ObserveConfigReload(false)
 			a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
-			return
+			return nil, err
 		}
 	case a.cert != nil || cfg.TLS.Enabled():
-		a.logger.Warn("config reload: turning tls on or off takes effect at the next restart")
+		notes = append(notes, "turning tls on or off takes effect at the next restart")
 	}
 	if cfg.DataDir != started.DataDir || cfg.Database != started.Database || cfg.ServiceName != started.ServiceName ||
 		!sameSecrets(cfg.Secrets, started.Secrets) {
-		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
+		notes = append(notes, "dataDir, database, serviceName, listen and secrets take effect at the next restart")
 	}
 	if !sameTimeouts(cfg.Limits, started.Limits) {
-		a.logger.Warn("config reload: limits.readHeaderTimeout, readTimeout, writeTimeout and idleTimeout take effect at the next restart")
+		notes = append(notes, "limits.readHeaderTimeout, readTimeout, writeTimeout and idleTimeout take effect at the next restart")
+	}
+	for _, n := range notes {
+		a.logger.Warn("config reload: " + n)
 	}
 	if a.conns != nil {
 		a.conns.SetMax(cfg.Limits.MaxConnections)
@@ -378,6 +391,7 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 	}
 	a.metrics.ObserveConfigReload(true)
 	a.logger.Info("config reloaded", "clients", len(cfg.Clients))
+	return notes, nil
 }
 
 func sameTimeouts(a, b config.Limits) bool {
