@@ -235,7 +235,12 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
-	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
+	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
+	if err != nil {
+		a.store.Close()
+		return nil, err
+	}
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load))
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
