@@ -39,6 +39,9 @@ const (
 	// (60 s), so the balancer, not pads, closes idle connections.
 	DefaultIdleTimeout    = 120 * time.Second
 	DefaultSavesPerSecond = 1000
+	// DefaultInactivityTimeout logs an idle console session off, as
+	// HIPAA 164.312(a)(2)(iii) asks.
+	DefaultInactivityTimeout = 15 * time.Minute
 )
 
 func (c *Config) withDefaults() {
@@ -68,6 +71,7 @@ func (c *Config) withDefaults() {
 	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
 	setDuration(&c.Limits.WriteTimeout, DefaultWriteTimeout)
 	setDuration(&c.Limits.IdleTimeout, DefaultIdleTimeout)
+	setDuration(&c.Console.InactivityTimeout, DefaultInactivityTimeout)
 	for i := range c.Clients {
 		cl := &c.Clients[i]
 		setDefault(&cl.Subscription, SubscriptionNonSensitive)
@@ -148,6 +152,9 @@ func (c *Config) validate() {
 		c.fail("tokenTTL", "must be between 1m and 24h")
 	}
 	c.validateLimits()
+	if d := c.Console.InactivityTimeout.D(); d < time.Minute || d > 12*time.Hour {
+		c.fail("console.inactivityTimeout", "must be between 1m and 12h")
+	}
 	c.validateSecrets()
 	c.validateTLS()
 	if len(c.Clients) == 0 {
