@@ -228,6 +228,9 @@ type Destination struct {
 	// Format is what a delivery's body is: FormatSeedJSON (the seed's
 	// payload) or FormatFHIR (a FHIR R4 Bundle).
 	Format string `yaml:"format"`
+	// Local marks a receiver on this machine (pads listen): its url must be
+	// plain http to a loopback address, allowed for this destination only.
+	Local bool `yaml:"local"`
 }
 
 // The formats of a destination's deliveries.
@@ -287,7 +290,11 @@ type OAuth2Auth struct {
 
 // HMACAuth signs deliveries the Standard Webhooks way.
 type HMACAuth struct {
-	Secret          string   `yaml:"secret"`
+	Secret string `yaml:"secret"`
+	// StoredSecret names a secret in DataDir/secrets.json's webhookSecrets
+	// instead: the starter config's local destination, whose secret pads
+	// generated and pads listen reads there. Load puts it in Secret.
+	StoredSecret    string   `yaml:"storedSecret"`
 	PreviousSecrets []string `yaml:"previousSecrets"`
 }
 
