@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
 )
 
 const ada = `"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com"`
@@ -285,5 +290,55 @@ func TestACorrectlySpelledCholesterolIsKeptAndANearMissIsNamed(t *testing.T) {
 	}
 	if r = s.save(tok, "sensitive", `{`+ada+`,"riskHdl":55}`); r.status != 200 || r.body["didYouMean"] != nil {
 		t.Fatalf("a save without near misses: %d %s", r.status, r.raw)
+	}
+}
+
+// TestAnExpiredTokenSaysSoAndAForgedOneDoesNot: both answer the contract's
+// 401 Invalid token; only the expired one (signed by pads) says
+// error_description="token expired", and the log line names each reason.
+func TestAnExpiredTokenSaysSoAndAForgedOneDoesNot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pads.yaml")
+	os.WriteFile(path, []byte(testConfig(filepath.Join(dir, "data"))), 0o600)
+	s := startServerAt(t, path)
+	cfg, err := config.Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _, err := config.LoadKeys(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoHoursAgo := func() time.Time { return time.Now().Add(-2 * time.Hour) }
+	issue := func(secret []byte) string {
+		toks, err := auth.NewTokens(cfg.ServiceName, []auth.Key{{ID: keys.JWT[0].ID, Secret: secret}}, twoHoursAgo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := toks.Issue("acme", auth.AudienceStorage, time.Hour, config.DigestAPIKey(acmeKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	tests := []struct {
+		name, token, header, logged string
+	}{
+		{"expired", issue(keys.JWT[0].Secret), `Bearer error="invalid_token", error_description="token expired"`, `"refused":"token expired"`},
+		{"forged and expired", issue([]byte("not-the-key-of-this-pads-0123456789")), `Bearer error="invalid_token"`, `"refused":"invalid token`},
+	}
+	for _, tt := range tests {
+		r := s.save(tt.token, "non-sensitive", `{`+ada+`}`)
+		if r.status != 401 || r.body["message"] != "Invalid token" || r.header.Get("WWW-Authenticate") != tt.header {
+			t.Errorf("%s: %d %s, WWW-Authenticate %q; want 401 Invalid token and %q", tt.name, r.status, r.raw, r.header.Get("WWW-Authenticate"), tt.header)
+		}
+		id := r.header.Get("X-Request-Id")
+		waitFor(t, func() bool { return strings.Contains(s.logs.String(), id) })
+		for line := range strings.Lines(s.logs.String()) {
+			if strings.Contains(line, `"request_id":"`+id+`"`) && strings.Contains(line, `"msg":"request"`) && !strings.Contains(line, tt.logged) {
+				t.Errorf("%s: the request's log line lacks %s:\n%s", tt.name, tt.logged, line)
+			}
+		}
 	}
 }
