@@ -342,3 +342,18 @@ func TestAnExpiredTokenSaysSoAndAForgedOneDoesNot(t *testing.T) {
 		}
 	}
 }
+
+// TestTheOpenAPIDocumentIsServed: GET /openapi.yaml is docs/openapi.yaml,
+// the document the routes test keeps equal to what pads serves.
+func TestTheOpenAPIDocumentIsServed(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	want, err := os.ReadFile("../../docs/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.do("GET", "/openapi.yaml", nil, "")
+	if r.status != 200 || r.raw != string(want) || !strings.HasPrefix(r.header.Get("Content-Type"), "application/yaml") {
+		t.Fatalf("GET /openapi.yaml: %d %s, %d bytes (want %d)", r.status, r.header.Get("Content-Type"), len(r.raw), len(want))
+	}
+}
