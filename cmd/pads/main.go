@@ -4,6 +4,7 @@
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
+//	pads records erase|export --client ID ...     erase or export one patient's data
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
 //	pads tokens revoke --client ID                refuse every token of a client issued until now
@@ -54,6 +55,8 @@ var errUsage = errors.New(`usage:
   pads deliveries replay ID [--config FILE]
   pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
   pads records reseal [--config FILE]
+  pads records erase --client ID (--patient UUID | --email EMAIL) [--config FILE]
+  pads records export --client ID (--patient UUID | --email EMAIL) --out FILE [--fhir] [--config FILE]
   pads backup FILE [--config FILE]
   pads audit [--limit N] [--config FILE]
   pads tokens revoke --client ID [--config FILE]

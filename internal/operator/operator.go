@@ -51,6 +51,8 @@ type Service struct {
 	// wake tells the delivery dispatcher that replayed deliveries are due
 	// (nil in a process without one: the CLI; the server's poll finds them).
 	wake func()
+	// patients lets the service erase and export patients (WithPatients).
+	patients Patients
 }
 
 // New returns the service over st. wake may be nil.
