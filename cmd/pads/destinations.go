@@ -74,7 +74,11 @@ func destination(policy config.DestinationPolicy, clientID string, d *config.Des
 			ClientSecret: a.OAuth2.ClientSecret, Scopes: a.OAuth2.Scopes}
 	}
 	if a.HMAC != nil {
-		for _, s := range append([]string{a.HMAC.Secret}, a.HMAC.PreviousSecrets...) {
+		secrets := []string{a.HMAC.Secret}
+		for _, p := range a.HMAC.PreviousSecrets {
+			secrets = append(secrets, p.Secret)
+		}
+		for _, s := range secrets {
 			if k, err := config.WebhookSecret(s); err == nil { // validated at load
 				out.Auth.HMACKeys = append(out.Auth.HMACKeys, k)
 			}

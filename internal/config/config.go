@@ -28,6 +28,10 @@ type Config struct {
 	TrustedProxies []string `yaml:"trustedProxies"`
 	Clients        []Client `yaml:"clients"`
 	Admins         []Admin  `yaml:"admins"`
+	// OperatorEvents are the endpoints told when a destination starts or
+	// stops failing, a delivery fails for good, or a destination is paused
+	// or resumed.
+	OperatorEvents []OperatorEndpoint `yaml:"operatorEvents"`
 
 	// Path is the file the config was read from, "" for the built-in one.
 	Path string `yaml:"-"`
@@ -99,6 +103,10 @@ type SecretKey struct {
 type DestinationPolicy struct {
 	AllowPrivateNetworks bool `yaml:"allowPrivateNetworks"`
 	AllowPlainHTTP       bool `yaml:"allowPlainHTTP"`
+	// FailingAfter is how many attempts in a row must fail before a
+	// destination counts as failing (the operator event
+	// destination.failing).
+	FailingAfter int `yaml:"failingAfter"`
 }
 
 // Client is an organisation that sends records and receives results.
@@ -180,6 +188,14 @@ type Destination struct {
 	// Format is what a delivery's body is: FormatSeedJSON (the seed's
 	// payload) or FormatFHIR (a FHIR R4 Bundle).
 	Format string `yaml:"format"`
+	// Events are the client's events the destination gets (EventNonSensitive,
+	// EventSensitive, EventResultsUpdated); never more than the client's
+	// subscription allows. Default: what the subscription allows, never
+	// results-updated.
+	Events []string `yaml:"events"`
+	// MaxPerSecond bounds the deliveries to the destination, per process
+	// (a token bucket with a burst of 1); 0: unbounded.
+	MaxPerSecond float64 `yaml:"maxPerSecond"`
 }
 
 // The formats of a destination's deliveries.
@@ -239,8 +255,10 @@ type OAuth2Auth struct {
 
 // HMACAuth signs deliveries the Standard Webhooks way.
 type HMACAuth struct {
-	Secret          string   `yaml:"secret"`
-	PreviousSecrets []string `yaml:"previousSecrets"`
+	Secret string `yaml:"secret"`
+	// PreviousSecrets also sign while the secret is rotated; each may end
+	// at a time of its own.
+	PreviousSecrets []PreviousSecret `yaml:"previousSecrets"`
 }
 
 // Retry is a destination's retry schedule.

@@ -68,6 +68,12 @@ func (c *Config) withDefaults() {
 	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
 	setDuration(&c.Limits.WriteTimeout, DefaultWriteTimeout)
 	setDuration(&c.Limits.IdleTimeout, DefaultIdleTimeout)
+	if c.Destinations.FailingAfter == 0 {
+		c.Destinations.FailingAfter = DefaultFailingAfter
+	}
+	for i := range c.OperatorEvents {
+		setDuration(&c.OperatorEvents[i].Timeout, DefaultTimeout)
+	}
 	for i := range c.Clients {
 		cl := &c.Clients[i]
 		setDefault(&cl.Subscription, SubscriptionNonSensitive)
@@ -102,6 +108,9 @@ func (c *Config) withDefaults() {
 			}
 			setDefault(&d.Ordering, OrderingPerRecord)
 			setDefault(&d.Format, FormatSeedJSON)
+			if d.Events == nil {
+				d.Events = defaultEvents(cl)
+			}
 		}
 	}
 }
@@ -165,6 +174,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if err := c.validateLease(); err != nil {
+		return err
+	}
+	if err := c.validateOperatorEvents(); err != nil {
 		return err
 	}
 	c.admins = map[string]*Admin{}
@@ -354,6 +366,9 @@ func (c *Config) validateClient(i int) error {
 		if err := c.validateDestination(dp, d); err != nil {
 			return err
 		}
+		if err := c.validateDelivery(dp, cl, d); err != nil {
+			return err
+		}
 		if _, dup := c.destinations[destinationRef{cl.ID, d.ID}]; dup {
 			return c.errAt(dp+".id", "destination %q is defined twice for client %q", d.ID, cl.ID)
 		}
@@ -479,15 +494,7 @@ func (c *Config) validateAuth(p string, a *Auth) error {
 		}
 	}
 	if a.HMAC != nil {
-		for i, s := range append([]string{a.HMAC.Secret}, a.HMAC.PreviousSecrets...) {
-			sp := p + ".hmac.secret"
-			if i > 0 {
-				sp = fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i-1)
-			}
-			if _, err := WebhookSecret(s); err != nil {
-				return c.errAt(sp, "%v", err)
-			}
-		}
+		return c.validateHMAC(p, a.HMAC)
 	}
 	return nil
 }
