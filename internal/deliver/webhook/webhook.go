@@ -114,7 +114,9 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 	}
 	h.Set("X-"+s.service+"-Event", string(m.DataType))
 	h.Set("X-"+s.service+"-Attempt", strconv.Itoa(m.Attempt))
-	h.Set("X-"+s.service+"-Model", m.Model)
+	if m.Model != "" { // a test send or an operator event has no results
+		h.Set("X-"+s.service+"-Model", m.Model)
+	}
 
 	resp, err := hc.Do(req)
 	if err != nil {
