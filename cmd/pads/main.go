@@ -3,6 +3,7 @@
 //	pads demo                                     the whole flow on this machine
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
+//	pads destinations list|test ...               list destinations, send a test event
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
@@ -53,6 +54,8 @@ var errUsage = errors.New(`usage:
   pads deliveries show ID [--config FILE]
   pads deliveries replay ID [--config FILE]
   pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
+  pads destinations list [--config FILE]
+  pads destinations test CLIENT/DESTINATION [--config FILE]
   pads records reseal [--config FILE]
   pads backup FILE [--config FILE]
   pads audit [--limit N] [--config FILE]
@@ -72,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return demo(ctx, args[1:], getenv, stdout, stderr)
 	case "deliveries":
 		return deliveries(ctx, args[1:], getenv, stdout, stderr)
+	case "destinations":
+		return destinationsCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "audit":
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "records":

@@ -238,7 +238,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
-	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithTester(destinationTester(a.dests.Load, a.senders))
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,

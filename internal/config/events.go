@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -110,4 +111,16 @@ func (c *Config) validatePreviousSecret(p string, s *PreviousSecret) error {
 		s.expires = t
 	}
 	return nil
+}
+
+// Host is where the destination sends, without path or secrets: a
+// webhook's URL host, an SNS topic's name.
+func (d *Destination) Host() string {
+	if d.Type == "sns" {
+		return d.TopicARN[strings.LastIndex(d.TopicARN, ":")+1:]
+	}
+	if u, err := url.Parse(d.URL); err == nil {
+		return u.Host
+	}
+	return ""
 }

@@ -51,6 +51,8 @@ type Service struct {
 	// wake tells the delivery dispatcher that replayed deliveries are due
 	// (nil in a process without one: the CLI; the server's poll finds them).
 	wake func()
+	// tester sends test events (nil: test sends are refused).
+	tester Tester
 }
 
 // New returns the service over st. wake may be nil.
