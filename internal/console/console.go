@@ -46,7 +46,23 @@ const (
 	deliveriesPath = Prefix + "deliveries"
 	replaysPath    = Prefix + "replays"
 	auditPath      = Prefix + "audit"
+	// destinationsPath + "CLIENT/ID/test" sends a test event.
+	destinationsPath = Prefix + "destinations/"
 )
+
+// The overview refreshes itself, without script, by a meta refresh to
+// refreshURL: a request the console knows as automatic (see autoRefresh),
+// so an open overview neither keeps its session alive nor writes an audit
+// entry per refresh.
+const (
+	refreshEvery = 30 * time.Second
+	refreshQuery = "refresh=auto"
+	refreshURL   = Home + "?" + refreshQuery
+)
+
+// autoRefresh reports whether a request is the overview's own refresh,
+// not an operator's doing.
+func autoRefresh(r *http.Request) bool { return r.URL.RawQuery == refreshQuery }
 
 // IsConsolePath reports whether a route's path is the console's (HTML for
 // people, so not in docs/openapi.yaml): "/admin", the overview and
@@ -117,7 +133,7 @@ func New(d Deps) *Console {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{d: d, sessions: newSessions(func() time.Time { return d.Now() }), pages: map[string]*template.Template{}}
-	for _, name := range []string{"signin", "overview", "deliveries", "delivery", "replays", "audit", "error"} {
+	for _, name := range []string{"signin", "overview", "deliveries", "delivery", "replays", "audit", "error", "tested"} {
 		c.pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS,
 			"templates/layout.html", "templates/"+name+".html"))
 	}
@@ -133,6 +149,8 @@ type view struct {
 	Now    time.Time
 	Notice string
 	Page   any // the page's own data
+	// Refresh, when set, is the content of the page's meta refresh.
+	Refresh string
 
 	actor     string // "console:<admin>"
 	sessionID string
@@ -410,12 +428,17 @@ func (c *Console) clientAddr(r *http.Request) string {
 func (c *Console) Overview() http.Handler {
 	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
 		cfg := c.d.Config()
-		o, err := c.d.Operator.Overview(r.Context(), v.actor, configured(cfg))
+		overview := c.d.Operator.Overview
+		if autoRefresh(r) {
+			overview = c.d.Operator.OverviewRefresh
+		}
+		o, err := overview(r.Context(), v.actor, configured(cfg))
 		if err != nil {
 			c.failed(w, r, v, err)
 			return
 		}
 		v.Title, v.Nav, v.Page = "Overview", "overview", newOverviewPage(o, cfg)
+		v.Refresh = strconv.Itoa(int(refreshEvery/time.Second)) + ";url=" + refreshURL
 		c.render(w, r, "overview", http.StatusOK, v)
 	})
 }
@@ -577,5 +600,32 @@ func (c *Console) Audit() http.Handler {
 		p.FirstURL = auditPath + "?" + url.Values{"actor": {actor}, "action": {action}}.Encode()
 		v.Title, v.Nav, v.Page = "Audit log", "audit", p
 		c.render(w, r, "audit", http.StatusOK, v)
+	})
+}
+
+// testedPage is a test send's outcome.
+type testedPage struct {
+	store.DestinationRef
+	Host   string
+	Result operator.TestResult
+}
+
+// TestDestination sends a test event to a destination, as `pads
+// destinations test` does, and shows the answer.
+func (c *Console) TestDestination() http.Handler {
+	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
+		ref := store.DestinationRef{ClientID: r.PathValue("client"), ID: r.PathValue("id")}
+		d := c.d.Config().Destination(ref.ClientID, ref.ID)
+		res, err := c.d.Operator.TestSend(r.Context(), v.actor, ref)
+		if errors.Is(err, operator.ErrNoDestination) || d == nil {
+			c.fail(w, r, v, http.StatusNotFound, "There is no such destination in the config.")
+			return
+		}
+		if err != nil {
+			c.failed(w, r, v, err)
+			return
+		}
+		v.Title, v.Nav, v.Page = "Test event", "overview", testedPage{DestinationRef: ref, Host: d.Host(), Result: res}
+		c.render(w, r, "tested", http.StatusOK, v)
 	})
 }
