@@ -5,6 +5,7 @@
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
 //	pads destinations list|test ...               list destinations, send a test event
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
+//	pads records erase|export --client ID ...     erase or export one patient's data
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
 //	pads tokens revoke --client ID                refuse every token of a client issued until now
@@ -57,6 +58,8 @@ var errUsage = errors.New(`usage:
   pads destinations list [--config FILE]
   pads destinations test CLIENT/DESTINATION [--config FILE]
   pads records reseal [--config FILE]
+  pads records erase --client ID (--patient UUID | --email EMAIL) [--config FILE]
+  pads records export --client ID (--patient UUID | --email EMAIL) --out FILE [--fhir] [--config FILE]
   pads backup FILE [--config FILE]
   pads audit [--limit N] [--config FILE]
   pads tokens revoke --client ID [--config FILE]

@@ -21,8 +21,19 @@ import (
 // records runs the record maintenance commands:
 //
 //	pads records reseal [--config FILE]
+//	pads records erase --client ID (--patient UUID | --email EMAIL) [--config FILE]
+//	pads records export --client ID (--patient UUID | --email EMAIL) --out FILE [--fhir] [--config FILE]
 func records(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "reseal" {
+	if len(args) == 0 {
+		return errUsage
+	}
+	switch args[0] {
+	case "erase":
+		return erase(ctx, args[1:], getenv, stdout, stderr)
+	case "export":
+		return export(ctx, args[1:], getenv, stdout, stderr)
+	case "reseal":
+	default:
 		return errUsage
 	}
 	fs := flag.NewFlagSet("records reseal", flag.ContinueOnError)

@@ -64,6 +64,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	warnConfig(logger, cfg)
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
@@ -238,7 +239,13 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
-	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithTester(destinationTester(a.dests.Load, a.senders))
+	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
+	if err != nil {
+		a.store.Close()
+		return nil, err
+	}
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load)).
+		WithTester(destinationTester(a.dests.Load, a.senders))
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
@@ -326,6 +333,7 @@ func (a *app) reload(path string, getenv func(string) string, started *config.Co
 		a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
 		return
 	}
+	warnConfig(a.logger, cfg)
 	cfg.Listen = a.live.Load().Listen
 	var cert *tls.Certificate
 	switch {
@@ -417,4 +425,12 @@ Get a token:
       -d '{"username":"demo","password":"%s"}'
 
 `, path, key, key)
+}
+
+// warnConfig logs what the config allows but should not hold, such as API
+// keys too short to resist guessing.
+func warnConfig(logger *slog.Logger, cfg *config.Config) {
+	for _, w := range cfg.Warnings() {
+		logger.Warn("config: " + w)
+	}
 }

@@ -41,7 +41,9 @@ type Config struct {
 	funnels      map[string]funnelRef
 	destinations map[destinationRef]*Destination
 	proxies      []netip.Prefix
-	lines        map[string]int // value path -> line, for error messages
+	lines        map[string]int  // value path -> line, for error messages
+	problems     Problems        // what validation found, see fail
+	failed       map[string]bool // paths with a problem reported
 }
 
 // Limits bounds what one caller can make pads do.

@@ -3,6 +3,8 @@ package config_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -254,4 +256,80 @@ func TestDestinationsAreFoundByIDAndByTheKeyOfOldDeliveries(t *testing.T) {
 func legacyHash(parts ...string) string {
 	h := sha256.Sum256([]byte(strings.Join(append(parts, ""), "\x00")))
 	return hex.EncodeToString(h[:8])
+}
+
+func TestWarningsNameShortAPIKeysWithoutTheKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key string
+		warn      bool
+	}{
+		{"16 characters", `key: "0123456789abcdef"`, true},
+		{"22 base64 characters", `key: "Zm9vYmFyYmF6cXV4MTIzNDU2"`, false},
+		{"31 hexadecimal digits", `key: "0123456789abcdef0123456789abcde"`, true},
+		{"32 hexadecimal digits", `key: "0123456789abcdef0123456789abcdef"`, false},
+		{"a digest", "sha256: " + strings.Repeat("ab", 32), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(strings.Replace(minimal, `key: "0123456789abcdef"`, tt.key, 1)), env(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := cfg.Warnings()
+			if tt.warn != (len(w) == 1) {
+				t.Fatalf("warnings = %q", w)
+			}
+			if tt.warn && (!strings.HasPrefix(w[0], "line 5: clients[0].apiKeys[0]") || strings.Contains(w[0], "0123456789")) {
+				t.Fatalf("warning = %q", w[0])
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
+	t.Parallel()
+	y := "tokenTTL: 1s\nlisten_port: 8\nlimits: {maxConnections: 8}\n" + minimal +
+		"    subscription: everything\n" +
+		"    destinations:\n      - type: webhook\n        url: http://example.com/x\n        timeout: 31s\n" +
+		"  - id: other\n    apiKeys: [{key: \"${NOT_SET}\"}]\n    funnels: [{id: acme-main}]\n"
+	_, err := config.Parse([]byte(y), env(nil))
+	var p *config.Problems
+	if !errors.As(err, &p) {
+		t.Fatalf("err = %v, want *config.Problems", err)
+	}
+	want := []string{
+		`line 2: unknown key "listen_port"`,
+		"line 17: environment variable NOT_SET is not set",
+		"line 1: tokenTTL: must be between 1m and 24h",
+		"line 3: limits.maxConnections: must be between 16 and 1048576",
+		"line 11: clients[0].subscription: must be non-sensitive or full",
+		"line 15: clients[0].destinations[0].timeout: must be more than 0 and at most 30s",
+		"line 14: clients[0].destinations[0].url: must use https",
+		`line 18: clients[1].funnels[0].id: funnel "acme-main" is also defined by client "acme"`,
+	}
+	if len(p.List) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(p.List), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(p.List[i], w) {
+			t.Errorf("problem %d = %q, want it to start with %q", i, p.List[i], w)
+		}
+	}
+	if !strings.HasPrefix(err.Error(), "8 problems:\n  line 2:") {
+		t.Errorf("message = %q", err)
+	}
+}
+
+func TestParseBoundsTheProblemsItLists(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range config.MaxProblems + 5 {
+		fmt.Fprintf(&b, "unknown%d: x\n", i)
+	}
+	_, err := config.Parse([]byte(b.String()+minimal), env(nil))
+	var p *config.Problems
+	if !errors.As(err, &p) || len(p.List) != config.MaxProblems || p.More != 5 || !strings.HasSuffix(err.Error(), "... and 5 more") {
+		t.Fatalf("err = %v", err)
+	}
 }

@@ -50,26 +50,25 @@ func defaultEvents(cl *Client) []string {
 }
 
 // validateDelivery checks what a destination gets and how fast.
-func (c *Config) validateDelivery(p string, cl *Client, d *Destination) error {
-	if len(d.Events) == 0 {
-		return c.errAt(p+".events", "must name at least one of %s", strings.Join(allowedEvents(cl), ", "))
-	}
+func (c *Config) validateDelivery(p string, cl *Client, d *Destination) {
 	allowed := allowedEvents(cl)
+	if len(d.Events) == 0 {
+		c.fail(p+".events", "must name at least one of %s", strings.Join(allowed, ", "))
+	}
 	for i, e := range d.Events {
 		ep := fmt.Sprintf("%s.events[%d]", p, i)
 		switch {
 		case e != EventNonSensitive && e != EventSensitive && e != EventResultsUpdated:
-			return c.errAt(ep, "%q is not an event: use non-sensitive, sensitive or results-updated", e)
+			c.fail(ep, "%q is not an event: use non-sensitive, sensitive or results-updated", e)
 		case !slices.Contains(allowed, e):
-			return c.errAt(ep, "%q needs subscription: full (client %q subscribes to %s)", e, cl.ID, cl.Subscription)
+			c.fail(ep, "%q needs subscription: full (client %q subscribes to %s)", e, cl.ID, cl.Subscription)
 		case slices.Contains(d.Events[:i], e):
-			return c.errAt(ep, "%q is listed twice", e)
+			c.fail(ep, "%q is listed twice", e)
 		}
 	}
 	if r := d.MaxPerSecond; r < 0 || r > MaxPerSecond {
-		return c.errAt(p+".maxPerSecond", "must be between 0 (unbounded) and %d", MaxPerSecond)
+		c.fail(p+".maxPerSecond", "must be between 0 (unbounded) and %d", MaxPerSecond)
 	}
-	return nil
 }
 
 // PreviousSecret is a secret that still signs while a destination's
@@ -95,22 +94,21 @@ func (s *PreviousSecret) UnmarshalYAML(n *yaml.Node) error {
 // ExpiresAt is when the secret stops signing; zero: it does not expire.
 func (s PreviousSecret) ExpiresAt() time.Time { return s.expires }
 
-func (c *Config) validatePreviousSecret(p string, s *PreviousSecret) error {
+func (c *Config) validatePreviousSecret(p string, s *PreviousSecret) {
+	s.expires = time.Time{}
 	if _, err := WebhookSecret(s.Secret); err != nil {
 		if s.Expires != "" {
 			p += ".secret"
 		}
-		return c.errAt(p, "%v", err)
+		c.fail(p, "%v", err)
 	}
-	s.expires = time.Time{}
 	if s.Expires != "" {
 		t, err := time.Parse(time.RFC3339, s.Expires)
 		if err != nil {
-			return c.errAt(p+".expires", "must be an RFC 3339 time, e.g. 2026-12-01T09:00:00Z")
+			c.fail(p+".expires", "must be an RFC 3339 time, e.g. 2026-12-01T09:00:00Z")
 		}
 		s.expires = t
 	}
-	return nil
 }
 
 // Host is where the destination sends, without path or secrets: a

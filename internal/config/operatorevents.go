@@ -17,51 +17,45 @@ type OperatorEndpoint struct {
 	Timeout Duration `yaml:"timeout"`
 }
 
-func (c *Config) validateOperatorEvents() error {
+func (c *Config) validateOperatorEvents() {
 	if n := c.Destinations.FailingAfter; n < 1 || n > 1000 {
-		return c.errAt("destinations.failingAfter", "must be between 1 and 1000")
+		c.fail("destinations.failingAfter", "must be between 1 and 1000")
 	}
 	seen := map[string]bool{}
 	for i := range c.OperatorEvents {
 		o := &c.OperatorEvents[i]
 		p := fmt.Sprintf("operatorEvents[%d]", i)
 		if !idRE.MatchString(o.ID) {
-			return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
-		}
-		if seen[o.ID] {
-			return c.errAt(p+".id", "operator endpoint %q is defined twice", o.ID)
+			c.fail(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+		} else if seen[o.ID] {
+			c.fail(p+".id", "operator endpoint %q is defined twice", o.ID)
 		}
 		seen[o.ID] = true
 		u, err := url.Parse(o.URL)
-		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil {
-			return c.errAt(p+".url", "must be an absolute https URL without credentials")
-		}
-		if u.Scheme == "http" && !c.Destinations.AllowPlainHTTP {
-			return c.errAt(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
+		switch {
+		case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil:
+			c.fail(p+".url", "must be an absolute https URL without credentials")
+		case u.Scheme == "http" && !c.Destinations.AllowPlainHTTP:
+			c.fail(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
 		}
 		if o.HMAC == nil || o.HMAC.Secret == "" {
-			return c.errAt(p+".hmac.secret", "is required: operator events are signed like every delivery")
-		}
-		if err := c.validateHMAC(p, o.HMAC); err != nil {
-			return err
+			c.fail(p+".hmac.secret", "is required: operator events are signed like every delivery")
+		} else {
+			c.validateHMAC(p, o.HMAC)
 		}
 		if t := o.Timeout.D(); t <= 0 || t > MaxTimeout {
-			return c.errAt(p+".timeout", "must be more than 0 and at most %s", MaxTimeout)
+			c.fail(p+".timeout", "must be more than 0 and at most %s", MaxTimeout)
 		}
 	}
-	return nil
 }
 
 // validateHMAC checks a signing secret and its previous ones; p is the
 // path of the hmac key's parent.
-func (c *Config) validateHMAC(p string, h *HMACAuth) error {
+func (c *Config) validateHMAC(p string, h *HMACAuth) {
 	if _, err := WebhookSecret(h.Secret); err != nil {
-		return c.errAt(p+".hmac.secret", "%v", err)
+		c.fail(p+".hmac.secret", "%v", err)
 	}
 	for i := range h.PreviousSecrets {
-		if err := c.validatePreviousSecret(fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i), &h.PreviousSecrets[i]); err != nil {
-			return err
-		}
+		c.validatePreviousSecret(fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i), &h.PreviousSecrets[i])
 	}
-	return nil
 }

@@ -204,3 +204,31 @@ func idParam(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	}
 	return id, true
 }
+
+// handleErase erases one patient's data under a client: 404 for a client
+// not in the config, 200 with the counts (zeros when nothing was stored).
+func handleErase(d Deps) adminHandler {
+	return func(w http.ResponseWriter, r *http.Request, actor string) {
+		var in struct {
+			Client  string `json:"client"`
+			Patient string `json:"patient"`
+			Email   string `json:"email"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<10))
+		if json.Unmarshal(body, &in) != nil || in.Client == "" || (in.Patient == "") == (in.Email == "") {
+			writeError(w, r, http.StatusBadRequest, `Body must be {"client": client id, "patient": patient uuid} or {"client": client id, "email": email}`)
+			return
+		}
+		n, err := d.Operator.Erase(r.Context(), actor, operator.PatientRequest{ClientID: in.Client, PatientUUID: in.Patient, Email: in.Email})
+		if errors.Is(err, operator.ErrUnknownClient) {
+			writeError(w, r, http.StatusNotFound, "Unknown client")
+			return
+		}
+		if err != nil {
+			operatorFailed(d, w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"erased": n.Records > 0, "records": n.Records, "events": n.Events,
+			"deliveries": n.Deliveries, "cancelled": n.Cancelled, "attempts": n.Attempts})
+	}
+}

@@ -53,6 +53,8 @@ type Service struct {
 	wake func()
 	// tester sends test events (nil: test sends are refused).
 	tester Tester
+	// patients lets the service erase and export patients (WithPatients).
+	patients Patients
 }
 
 // New returns the service over st. wake may be nil.

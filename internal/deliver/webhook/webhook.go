@@ -57,7 +57,7 @@ func NewSender(serviceName, version string) *Sender {
 		userAgent: "pads/" + version,
 		client:    egress.NewClient(true),
 		open:      egress.NewClient(false),
-		tokens:    &tokens{byDest: map[store.DestinationRef]*tokenSource{}},
+		tokens:    &tokens{byDest: map[store.DestinationRef]*tokenSource{}, now: time.Now},
 	}
 }
 
