@@ -67,9 +67,8 @@ func testDestination(ctx context.Context, configPath, name string, getenv func(s
 		return err
 	}
 	defer st.Close()
-	table := newDestinationTable(cfg)
 	senders := map[string]deliver.Sender{"webhook": webhook.NewSender(cfg.ServiceName, version), "sns": sns.NewSender()}
-	ops := operator.New(st, time.Now, nil).WithTester(destinationTester(func() *destinationTable { return table }, senders))
+	ops := operator.New(st, time.Now, nil).WithTester(destinationTester(deliver.NewDestinations(cfg, senders), senders))
 	res, err := ops.TestSend(ctx, cliActor(getenv), ref)
 	if errors.Is(err, operator.ErrNoDestination) {
 		return fmt.Errorf("no destination %s in %s (see pads destinations list)", name, cfg.Path)

@@ -56,7 +56,7 @@ func saveStatus(t *testing.T, base, tok, funnel string) int {
 
 // reload rewrites the config, sends SIGHUP and waits for pads to say it
 // reloaded.
-func reload(t *testing.T, p *proc, dir, text string) {
+func reloadConfig(t *testing.T, p *proc, dir, text string) {
 	t.Helper()
 	n := strings.Count(p.logs.String(), `"msg":"config reloaded"`)
 	writeConfig(t, dir, text)
@@ -82,7 +82,7 @@ func TestRemovingOrRotatingAnAPIKeyRevokesItsTokensAtOnce(t *testing.T) {
 
 	// Rotate the first key out: its tokens are refused from the reload on,
 	// the second key's keep working.
-	reload(t, p, dir, keysConfig(dir, acmeThirdKey, acmeSecondKey))
+	reloadConfig(t, p, dir, keysConfig(dir, acmeThirdKey, acmeSecondKey))
 	if s := saveStatus(t, p.base, first, "acme-main"); s != 401 {
 		t.Fatalf("a token of the rotated key after the reload: %d, want 401", s)
 	}
@@ -98,7 +98,7 @@ func TestRemovingOrRotatingAnAPIKeyRevokesItsTokensAtOnce(t *testing.T) {
 	}
 
 	// Remove the second key: its tokens go too; the third's stay.
-	reload(t, p, dir, keysConfig(dir, acmeThirdKey))
+	reloadConfig(t, p, dir, keysConfig(dir, acmeThirdKey))
 	if s := saveStatus(t, p.base, second, "acme-main"); s != 401 {
 		t.Fatalf("a token of the removed key: %d, want 401", s)
 	}

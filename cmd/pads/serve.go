@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -29,6 +27,7 @@ import (
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/payload"
+	"github.com/pads-dev/pads/internal/reload"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
@@ -79,13 +78,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer app.store.Close()
 	if cfg.TLS.Enabled() {
-		cert, err := loadCertificate(cfg.TLS)
-		if err != nil {
+		if app.cert, err = reload.LoadCertificate(cfg.TLS); err != nil {
 			return err
 		}
-		app.cert = &certificate{}
-		app.cert.current.Store(cert)
-		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
+		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", app.cert.NotAfter())
 	}
 	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -93,7 +89,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	ln := app.limitConnections(tcp, cfg)
 	if app.cert != nil {
-		ln = app.cert.listener(ln)
+		ln = app.cert.Listener(ln)
 	}
 	app.dispatcher.Start()
 	app.revocations.Start()
@@ -115,7 +111,9 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 	srv := newHTTPServer(a.handler, cfg.Limits)
 	// SIGHUP is caught before pads says it listens: a SIGHUP that came
 	// first would otherwise end the process (the signal's default).
-	stopReload := a.reloadOnHUP(path, getenv, cfg)
+	r := &reload.Reloader{Path: path, Getenv: getenv, Started: cfg, Current: a.live.Load, Cert: a.cert, Apply: a.apply,
+		Log: a.logger, Observe: a.metrics.ObserveConfigReload}
+	stopReload := r.OnHUP()
 	defer stopReload()
 	a.logger.Info("listening", "addr", ln.Addr().String(), "tls", a.cert != nil, "config", path, "version", version)
 	serveErr := make(chan error, 1)
@@ -185,8 +183,7 @@ const deliveryGrace = config.MaxTimeout + 5*time.Second
 type app struct {
 	logger     *slog.Logger
 	live       atomic.Pointer[config.Config]
-	dests      atomic.Pointer[destinationTable] // made from live
-	senders    map[string]deliver.Sender
+	dests      *deliver.Destinations // made from live
 	throttle   *auth.Throttle
 	metrics    *metrics.Metrics
 	store      store.Store
@@ -197,7 +194,7 @@ type app struct {
 	// auth.RevocationRefresh while pads serves.
 	revocations *auth.Revocations
 	// cert is the TLS certificate served, nil without TLS.
-	cert *certificate
+	cert *reload.Certificate
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -211,20 +208,19 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	}
 	a := &app{logger: logger, metrics: metrics.New()}
 	a.live.Store(cfg)
-	a.dests.Store(newDestinationTable(cfg))
 	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
 	a.store, err = openStore(ctx, cfg, keys, a.metrics, logger)
 	if err != nil {
 		return nil, err
 	}
-	a.senders = map[string]deliver.Sender{
+	senders := map[string]deliver.Sender{
 		"webhook": webhook.NewSender(cfg.ServiceName, version),
 		"sns":     sns.NewSender(),
 	}
-	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { return a.dests.Load().resolve(ref) }
-	a.dispatcher = deliver.NewDispatcher(a.store, resolve, a.senders, logger, a.metrics, deliver.Options{
+	a.dests = deliver.NewDestinations(cfg, senders)
+	a.dispatcher = deliver.NewDispatcher(a.store, a.dests.Resolve, senders, logger, a.metrics, deliver.Options{
 		Lease:     cfg.Limits.DeliveryLease.D(),
-		Unordered: func() []store.DestinationRef { return a.dests.Load().unordered },
+		Unordered: a.dests.Unordered,
 	})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -245,7 +241,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, err
 	}
 	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load)).
-		WithTester(destinationTester(a.dests.Load, a.senders))
+		WithTester(destinationTester(a.dests, senders))
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
@@ -305,94 +301,16 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *met
 	return postgres.Open(ctx, cfg.Database, sc) // validation allows only sqlite:// and postgres(ql)://
 }
 
-// reloadOnHUP re-reads the config on SIGHUP. An invalid file is rejected
-// with its reason logged and the config in force stays. Keys that shape the
-// process itself (listen, dataDir, database, serviceName, secrets) take
-// effect at the next restart.
-func (a *app) reloadOnHUP(path string, getenv func(string) string, started *config.Config) func() {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-hup:
-				a.reload(path, getenv, started)
-			}
-		}
-	}()
-	return func() { signal.Stop(hup); close(done) }
-}
-
-func (a *app) reload(path string, getenv func(string) string, started *config.Config) {
-	cfg, err := config.Load(path, getenv)
-	if err != nil {
-		a.metrics.ObserveConfigReload(false)
-		a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
-		return
-	}
-	warnConfig(a.logger, cfg)
-	cfg.Listen = a.live.Load().Listen
-	var cert *tls.Certificate
-	switch {
-	case a.cert != nil && cfg.TLS.Enabled():
-		if cert, err = loadCertificate(cfg.TLS); err != nil {
-			a.metrics.ObserveConfigReload(false)
-			a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
-			return
-		}
-	case a.cert != nil || cfg.TLS.Enabled():
-		a.logger.Warn("config reload: turning tls on or off takes effect at the next restart")
-	}
-	if cfg.DataDir != started.DataDir || cfg.Database != started.Database || cfg.ServiceName != started.ServiceName ||
-		!sameSecrets(cfg.Secrets, started.Secrets) {
-		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
-	}
-	if !sameTimeouts(cfg.Limits, started.Limits) {
-		a.logger.Warn("config reload: limits.readHeaderTimeout, readTimeout, writeTimeout and idleTimeout take effect at the next restart")
-	}
+// apply puts a reloaded config in force. Destinations first: a save under
+// the new config enqueues to its destinations, and the dispatcher must
+// already know them.
+func (a *app) apply(cfg *config.Config) {
 	if a.conns != nil {
 		a.conns.SetMax(cfg.Limits.MaxConnections)
 	}
-	if cert != nil {
-		a.cert.current.Store(cert)
-		a.logger.Info("tls certificate reloaded", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
-	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
-	table := newDestinationTable(cfg)
-	// Destinations first: a save under the new config enqueues to its
-	// destinations, and the dispatcher must already know them.
-	a.dests.Store(table)
+	a.dests.Load(cfg)
 	a.live.Store(cfg)
-	for _, s := range a.senders {
-		if r, ok := s.(deliver.Reloader); ok {
-			r.Reload(table.all)
-		}
-	}
-	a.metrics.ObserveConfigReload(true)
-	a.logger.Info("config reloaded", "clients", len(cfg.Clients))
-}
-
-func sameTimeouts(a, b config.Limits) bool {
-	return a.ReadHeaderTimeout == b.ReadHeaderTimeout && a.ReadTimeout == b.ReadTimeout &&
-		a.WriteTimeout == b.WriteTimeout && a.IdleTimeout == b.IdleTimeout
-}
-
-func sameSecrets(a, b config.Secrets) bool {
-	eq := func(x, y []config.SecretKey) bool {
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return eq(a.JWTKeys, b.JWTKeys) && eq(a.EncryptionKeys, b.EncryptionKeys)
 }
 
 func sealKeys(in []config.Key) []seal.Key {

@@ -12,9 +12,9 @@ import (
 // destinationTester sends test events through the senders of deliveries
 // to the destinations in force, so a test is signed and authenticated
 // exactly as a delivery would be.
-func destinationTester(dests func() *destinationTable, senders map[string]deliver.Sender) operator.Tester {
+func destinationTester(dests *deliver.Destinations, senders map[string]deliver.Sender) operator.Tester {
 	return func(ctx context.Context, ref store.DestinationRef) (operator.TestResult, error) {
-		d, ok := dests().resolve(ref)
+		d, ok := dests.Resolve(ref)
 		if !ok || d.Ref != ref { // a legacy key is not a destination's name
 			return operator.TestResult{}, operator.ErrNoDestination
 		}

@@ -220,13 +220,12 @@ tls:
 	}
 }
 
+// isAEAD reports whether suite encrypts with an AEAD (AES-GCM or
+// ChaCha20-Poly1305): TLS 1.3's suites, or TLS 1.2's with ECDHE.
 func isAEAD(suite uint16) bool {
-	for _, s := range cipherSuites {
-		if s == suite {
-			return true
-		}
-	}
-	return false
+	name := tls.CipherSuiteName(suite)
+	aead := strings.Contains(name, "_GCM_") || strings.Contains(name, "CHACHA20_POLY1305")
+	return aead && (strings.HasPrefix(name, "TLS_ECDHE_") || !strings.Contains(name, "_WITH_"))
 }
 
 func TestTLSRefusesToStartWithoutAUsableCertificate(t *testing.T) {

@@ -63,7 +63,7 @@ func TestNotifierSendsSignedOperatorEventsToEveryEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := notify.New(webhook.NewSender("pads", "test"), func() []deliver.Destination { return notify.Endpoints(cfg) }, slog.New(slog.DiscardHandler))
+	n := notify.New(webhook.NewSender("pads", "test"), func() []deliver.Destination { return deliver.OperatorEndpoints(cfg) }, slog.New(slog.DiscardHandler))
 	n.SetBackoff(func(int) time.Duration { return time.Millisecond })
 	defer n.Stop()
 	n.Publish(notify.Event{Type: notify.DestinationPaused, Timestamp: time.Now(), Data: notify.Data{Client: "acme", Destination: "hook", Reason: "maintenance", By: "cli:ops"}})

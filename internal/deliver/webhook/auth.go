@@ -11,6 +11,7 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/store"
 )
@@ -39,7 +40,7 @@ type tokens struct {
 // wait for it, each no longer than its own deadline, and a failure is
 // held for tokenFailureHold.
 type tokenSource struct {
-	settings deliver.OAuth2Auth
+	settings config.OAuth2Auth
 	private  bool // fetches through the client for allowPrivateNetworks
 
 	mu          sync.Mutex
@@ -134,8 +135,8 @@ func (s *Sender) authorize(req *http.Request, hc *http.Client, d *deliver.Destin
 	switch {
 	case a.APIKey != nil:
 		req.Header.Set(a.APIKey.Header, a.APIKey.Value)
-	case a.Bearer != "":
-		req.Header.Set("Authorization", "Bearer "+a.Bearer)
+	case a.Bearer != nil:
+		req.Header.Set("Authorization", "Bearer "+a.Bearer.Token)
 	case a.Basic != nil:
 		req.SetBasicAuth(a.Basic.Username, a.Basic.Password)
 	case a.OAuth2 != nil:

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/store"
@@ -32,7 +33,7 @@ func TestOAuth2TokensAreKeptPerDestinationUntilTheirSettingsChange(t *testing.T)
 	s := webhook.NewSender("pads", "test")
 	d := deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook", URL: hook.URL,
 		Timeout: 5 * time.Second, AllowPrivateNetworks: true, AllowPlainHTTP: true,
-		Auth: deliver.Auth{OAuth2: &deliver.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
+		Auth: config.Auth{OAuth2: &config.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
 	send := func() {
 		t.Helper()
 		res := s.Send(context.Background(), &d, deliver.Message{ID: "msg_1", DataType: "non-sensitive", Body: []byte(`{}`), Timestamp: time.Now()})
@@ -45,7 +46,7 @@ func TestOAuth2TokensAreKeptPerDestinationUntilTheirSettingsChange(t *testing.T)
 	if n := fetches.Load(); n != 1 {
 		t.Fatalf("%d token fetches for two sends, want 1", n)
 	}
-	d.Auth.OAuth2 = &deliver.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s2"}
+	d.Auth.OAuth2 = &config.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s2"}
 	send()
 	if n := fetches.Load(); n != 2 {
 		t.Fatalf("%d token fetches after the secret changed, want 2", n)
@@ -87,7 +88,7 @@ func TestAHangingTokenEndpointCostsOneBoundedFetch(t *testing.T) {
 	s := webhook.NewSender("pads", "test")
 	d := deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook", URL: hook.URL,
 		Timeout: time.Second, AllowPrivateNetworks: true, AllowPlainHTTP: true,
-		Auth: deliver.Auth{OAuth2: &deliver.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
+		Auth: config.Auth{OAuth2: &config.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
 	results := make(chan deliver.Result)
 	for i := range 16 {
 		go func() {

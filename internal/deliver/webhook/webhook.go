@@ -107,8 +107,8 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 	h.Set("User-Agent", s.userAgent)
 	h.Set("webhook-id", m.ID)
 	h.Set("webhook-timestamp", ts)
-	if len(d.Auth.HMACKeys) > 0 {
-		sig := Sign(d.Auth.HMACKeys, m.ID, m.Timestamp, m.Body)
+	if keys := d.SigningKeys(m.Timestamp); len(keys) > 0 {
+		sig := Sign(keys, m.ID, m.Timestamp, m.Body)
 		h.Set("webhook-signature", sig)
 		h.Set("X-"+s.service+"-Signature", sig)
 	}
