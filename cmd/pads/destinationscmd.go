@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -27,12 +26,16 @@ func destinationsCmd(ctx context.Context, args []string, getenv func(string) str
 	if len(args) == 0 {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("destinations "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	pos, err := parseInterspersed(fs, args[1:])
-	if err != nil {
+	switch args[0] {
+	case "list", "test":
+	default:
 		return errUsage
+	}
+	fs := newFlags("destinations "+args[0], stdout, stderr)
+	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
+	pos, err := fs.parseMixed(args[1:])
+	if err != nil {
+		return err
 	}
 	switch args[0] {
 	case "list":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -23,12 +22,14 @@ func tokens(ctx context.Context, args []string, getenv func(string) string, stdo
 	if len(args) == 0 || args[0] != "revoke" {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("tokens revoke", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("tokens revoke", stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	client := fs.String("client", "", "the client whose tokens to revoke")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || *client == "" {
-		return errUsage
+	client := fs.String("client", "", "the client whose tokens to revoke (required)")
+	if err := fs.parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *client == "" {
+		return usageOf(fs.FlagSet)
 	}
 	path, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {

@@ -236,6 +236,9 @@ type Destination struct {
 	// MaxPerSecond bounds the deliveries to the destination, per process
 	// (a token bucket with a burst of 1); 0: unbounded.
 	MaxPerSecond float64 `yaml:"maxPerSecond"`
+	// Local marks a receiver on this machine (pads listen): its url must be
+	// plain http to a loopback address, allowed for this destination only.
+	Local bool `yaml:"local"`
 }
 
 // The formats of a destination's deliveries.
@@ -296,6 +299,10 @@ type OAuth2Auth struct {
 // HMACAuth signs deliveries the Standard Webhooks way.
 type HMACAuth struct {
 	Secret string `yaml:"secret"`
+	// StoredSecret names a secret in DataDir/secrets.json's webhookSecrets
+	// instead: the starter config's local destination, whose secret pads
+	// generated and pads listen reads there. Load puts it in Secret.
+	StoredSecret string `yaml:"storedSecret"`
 	// PreviousSecrets also sign while the secret is rotated; each may end
 	// at a time of its own.
 	PreviousSecrets []PreviousSecret `yaml:"previousSecrets"`

@@ -476,7 +476,9 @@ func (c *Config) validateWebhook(p string, d *Destination) {
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
 		c.fail(p+".url", "must be an absolute https URL")
-	case u.Scheme == "http" && !c.Destinations.AllowPlainHTTP:
+	case d.Local && !loopback(u):
+		c.fail(p+".url", "must be http://127.0.0.1:PORT/... or http://[::1]:PORT/... for a local destination")
+	case u.Scheme == "http" && !c.Destinations.AllowPlainHTTP && !d.Local:
 		c.fail(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
 	case u.User != nil:
 		c.fail(p+".url", "must not hold credentials: use auth.basic")
@@ -520,9 +522,35 @@ func (c *Config) validateAuth(p string, a *Auth) {
 			c.fail(p+".oauth2", "needs clientID and clientSecret")
 		}
 	}
-	if a.HMAC != nil {
+	if a.HMAC != nil && c.storedSecret(p+".hmac", a.HMAC) {
 		c.validateHMAC(p, a.HMAC)
 	}
+}
+
+// storedSecret puts a stored secret in h.Secret, reporting false when it
+// cannot (the problem is reported).
+func (c *Config) storedSecret(p string, h *HMACAuth) bool {
+	if h.StoredSecret == "" {
+		return true
+	}
+	if h.Secret != "" {
+		c.fail(p, "give one of secret and storedSecret")
+		return false
+	}
+	s, err := StoredWebhookSecret(c.DataDir, h.StoredSecret)
+	if err != nil {
+		c.fail(p+".storedSecret", "%v", err)
+		return false
+	}
+	h.Secret = s
+	return true
+}
+
+// loopback reports a plain http URL to a loopback IP address. Names are
+// refused: what "localhost" resolves to is not pads' to check.
+func loopback(u *url.URL) bool {
+	ip, err := netip.ParseAddr(u.Hostname())
+	return u.Scheme == "http" && err == nil && ip.IsLoopback()
 }
 
 // WebhookSecret decodes a Standard Webhooks secret: whsec_ and base64 of at
@@ -590,7 +618,7 @@ func (c *Config) validateSNS(p string, d *Destination) {
 	if d.RoleARN != "" && !roleARNRE.MatchString(d.RoleARN) {
 		c.fail(p+".roleArn", "must be an IAM role ARN, arn:aws:iam::<account>:role/<name>")
 	}
-	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) {
-		c.fail(p, "url, headers and auth belong to webhook destinations")
+	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) || d.Local {
+		c.fail(p, "url, headers, auth and local belong to webhook destinations")
 	}
 }
