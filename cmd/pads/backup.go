@@ -48,7 +48,7 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	defer st.Close()
 	ops := operator.New(st, time.Now, nil)
 	start := time.Now()
-	if err := ops.Backup(ctx, cliActor(getenv), file); err != nil {
+	if err := ops.Backup(ctx, cliActor(), file); err != nil {
 		if errors.Is(err, operator.ErrNoBackup) {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/user"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -56,7 +58,7 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer closeStore()
-	actor := cliActor(getenv)
+	actor := cliActor()
 	switch args[0] {
 	case "list":
 		ds, err := ops.List(ctx, actor, operator.ListRequest{State: status, ClientID: client, Limit: limit})
@@ -102,13 +104,20 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// cliActor names the operator in the audit log: "cli:<login name>".
-func cliActor(getenv func(string) string) string {
-	who := getenv("USER")
-	if who == "" {
-		who = "unknown"
+// cliActor names the operator in the audit log: "cli:<login name>", the
+// name of the process's real user id in the system's user database, or
+// "cli:uid:<id>" when it has none. Not $USER: the environment is the
+// caller's to write, the user id is the system's.
+func cliActor() string {
+	return actorOfUID(os.Getuid(), user.LookupId)
+}
+
+func actorOfUID(uid int, lookup func(string) (*user.User, error)) string {
+	id := strconv.Itoa(uid)
+	if u, err := lookup(id); err == nil && u.Username != "" {
+		return "cli:" + u.Username
 	}
-	return "cli:" + who
+	return "cli:uid:" + id
 }
 
 // audit prints the audit log: pads audit [--limit N] [--config FILE].
@@ -124,7 +133,7 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer closeStore()
-	log, err := ops.AuditLog(ctx, cliActor(getenv), *limit)
+	log, err := ops.AuditLog(ctx, cliActor(), *limit)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func testDestination(ctx context.Context, configPath, name string, getenv func(s
 	defer st.Close()
 	senders := map[string]deliver.Sender{"webhook": webhook.NewSender(cfg.ServiceName, version), "sns": sns.NewSender()}
 	ops := operator.New(st, time.Now, nil).WithTester(destinationTester(deliver.NewDestinations(cfg, senders), senders))
-	res, err := ops.TestSend(ctx, cliActor(getenv), ref)
+	res, err := ops.TestSend(ctx, cliActor(), ref)
 	if errors.Is(err, operator.ErrNoDestination) {
 		return fmt.Errorf("no destination %s in %s (see pads destinations list)", name, cfg.Path)
 	}

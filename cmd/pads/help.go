@@ -32,7 +32,7 @@ var commands = []command{
 	{"records export", "", "write one patient's records and results to a file (--client, --patient or --email, --out)"},
 	{"backup", "FILE", "copy the SQLite database while pads serves"},
 	{"audit", "", "print the audit log"},
-	{"tokens revoke", "", "refuse every token of a client issued until now"},
+	{"tokens revoke", "", "refuse every token of a client (--client) or admin (--admin) issued until now"},
 	{"keys api", "", "make a client API key and its sha256 for the config"},
 	{"keys secret", "", "make a base64 key for secrets.jwtKeys or secrets.encryptionKeys"},
 	{"keys whsec", "", "make a whsec_ signing secret for a destination's auth.hmac.secret"},

@@ -75,7 +75,7 @@ func erase(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer closeStore()
-	n, err := ops.Erase(ctx, cliActor(getenv), pf.request())
+	n, err := ops.Erase(ctx, cliActor(), pf.request())
 	if errors.Is(err, operator.ErrUnknownClient) {
 		return fmt.Errorf("no client %q in the config", *pf.client)
 	}
@@ -109,7 +109,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	defer closeStore()
-	recs, err := ops.Export(ctx, cliActor(getenv), pf.request())
+	recs, err := ops.Export(ctx, cliActor(), pf.request())
 	if errors.Is(err, operator.ErrUnknownClient) {
 		return fmt.Errorf("no client %q in the config", *pf.client)
 	}

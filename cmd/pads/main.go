@@ -9,6 +9,7 @@
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
 //	pads tokens revoke --client ID                refuse every token of a client issued until now
+//	pads tokens revoke --admin ID                 refuse every admin API token of an admin issued until now
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
 //	pads keys whsec                               make a whsec_ webhook signing secret

@@ -49,7 +49,7 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer st.Close()
-	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor(getenv))
+	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor())
 	if err != nil {
 		return fmt.Errorf("%w (rewritten before the error: %d records, %d payloads, %d answers)", err,
 			rep.Records.Rewritten, rep.Payloads.Rewritten, rep.Responses.Rewritten)

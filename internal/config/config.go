@@ -21,6 +21,7 @@ type Config struct {
 	Limits       Limits            `yaml:"limits"`
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
+	Console      Console           `yaml:"console"`
 	// TLS, when it names a certificate, makes pads serve HTTPS itself.
 	TLS TLS `yaml:"tls"`
 	// TrustedProxies are the addresses (CIDR ranges or single addresses)
@@ -109,6 +110,13 @@ type DestinationPolicy struct {
 	// destination counts as failing (the operator event
 	// destination.failing).
 	FailingAfter int `yaml:"failingAfter"`
+}
+
+// Console holds the operator console's settings.
+type Console struct {
+	// InactivityTimeout ends a console session that has seen no request
+	// for that long (an automatic logoff).
+	InactivityTimeout Duration `yaml:"inactivityTimeout"`
 }
 
 // Client is an organisation that sends records and receives results.

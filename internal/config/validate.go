@@ -39,6 +39,9 @@ const (
 	// (60 s), so the balancer, not pads, closes idle connections.
 	DefaultIdleTimeout    = 120 * time.Second
 	DefaultSavesPerSecond = 1000
+	// DefaultInactivityTimeout logs an idle console session off, as
+	// HIPAA 164.312(a)(2)(iii) asks.
+	DefaultInactivityTimeout = 15 * time.Minute
 	// DefaultBodiesRetention keeps the bodies pads delivered for a week
 	// after their last delivery: long enough for a client to notice a lost
 	// delivery over a weekend and have it replayed, short enough to keep
@@ -91,6 +94,7 @@ func (c *Config) withDefaults() {
 	for i := range c.OperatorEvents {
 		setDuration(&c.OperatorEvents[i].Timeout, DefaultTimeout)
 	}
+	setDuration(&c.Console.InactivityTimeout, DefaultInactivityTimeout)
 	for i := range c.Clients {
 		cl := &c.Clients[i]
 		setDefault(&cl.Subscription, SubscriptionNonSensitive)
@@ -176,6 +180,9 @@ func (c *Config) validate() {
 		c.fail("tokenTTL", "must be between 1m and 24h")
 	}
 	c.validateLimits()
+	if d := c.Console.InactivityTimeout.D(); d < time.Minute || d > 12*time.Hour {
+		c.fail("console.inactivityTimeout", "must be between 1m and 12h")
+	}
 	c.validateSecrets()
 	c.validateTLS()
 	if len(c.Clients) == 0 {
@@ -488,8 +495,9 @@ func (c *Config) validateWebhook(p string, d *Destination) {
 		return
 	}
 	c.validateAuth(p+".auth", &d.Auth)
-	for name := range d.Headers {
+	for name, value := range d.Headers {
 		c.validateHeader(p+".headers."+name, name, &d.Auth)
+		c.validateHeaderValue(p+".headers."+name, value)
 	}
 }
 
@@ -509,8 +517,12 @@ func (c *Config) validateAuth(p string, a *Auth) {
 		c.fail(p+".apiKey", "needs a header name and a value")
 	case a.APIKey != nil && c.reservedHeader(a.APIKey.Header):
 		c.fail(p+".apiKey.header", "%q is set by pads itself", a.APIKey.Header)
+	case a.APIKey != nil:
+		c.validateHeaderValue(p+".apiKey.value", a.APIKey.Value)
 	case a.Bearer != nil && a.Bearer.Token == "":
 		c.fail(p+".bearer.token", "must not be empty")
+	case a.Bearer != nil:
+		c.validateHeaderValue(p+".bearer.token", a.Bearer.Token)
 	case a.Basic != nil && (a.Basic.Username == "" || strings.Contains(a.Basic.Username, ":")):
 		c.fail(p+".basic.username", "must not be empty nor contain ':'")
 	case a.OAuth2 != nil:
@@ -572,6 +584,18 @@ func (c *Config) validateHeader(p, name string, a *Auth) {
 		c.fail(p, "is not a valid header name")
 	} else if c.reservedHeader(name) || (strings.EqualFold(name, "Authorization") && (a.Bearer != nil || a.Basic != nil || a.OAuth2 != nil)) {
 		c.fail(p, "is set by pads itself and cannot be overridden")
+	}
+}
+
+// validateHeaderValue refuses control characters (a tab aside) in a value
+// sent as a header: CR or LF would split the header, and Go's client
+// refuses such a request, so every attempt would fail.
+func (c *Config) validateHeaderValue(p, value string) {
+	for _, r := range value {
+		if (r < 0x20 && r != '\t') || r == 0x7f {
+			c.fail(p, "must not contain control characters (CR, LF, NUL, ...)")
+			return
+		}
 	}
 }
 

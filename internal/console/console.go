@@ -60,6 +60,18 @@ const (
 	refreshURL   = Home + "?" + refreshQuery
 )
 
+// refreshContent is the overview's meta refresh: its own refresh every
+// refreshEvery, or sooner, just past the inactivity logoff, when that
+// comes first (the refresh then finds no session, and leaves for the
+// sign-in form).
+func refreshContent(idleLeft time.Duration) string {
+	every := refreshEvery
+	if left := idleLeft + time.Second; left < every {
+		every = max(left, time.Second)
+	}
+	return strconv.Itoa(int(every/time.Second)) + ";url=" + refreshURL
+}
+
 // autoRefresh reports whether a request is the overview's own refresh,
 // not an operator's doing.
 func autoRefresh(r *http.Request) bool { return r.URL.RawQuery == refreshQuery }
@@ -149,8 +161,15 @@ type view struct {
 	Now    time.Time
 	Notice string
 	Page   any // the page's own data
-	// Refresh, when set, is the content of the page's meta refresh.
+	// Refresh, when set, is the content of the page's meta refresh,
+	// instead of the logoff's (see refreshContent).
 	Refresh string
+	// idleLeft is how long the session has before the inactivity logoff.
+	idleLeft time.Duration
+	// LogoffAfter is when, in seconds, the page leaves for the sign-in
+	// form if the operator does nothing: just past the inactivity
+	// timeout, so no patient's delivery stays on an unattended screen.
+	LogoffAfter int
 
 	actor     string // "console:<admin>"
 	sessionID string
@@ -182,13 +201,14 @@ func (c *Console) signedIn(h page) http.Handler {
 		id, sess := c.session(r)
 		if sess == nil {
 			next := Home
-			if r.Method == http.MethodGet {
+			if r.Method == http.MethodGet && !autoRefresh(r) {
 				next = r.URL.RequestURI()
 			}
 			http.Redirect(w, r, signInPath+"?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
-		v := &view{Admin: sess.admin, CSRF: sess.csrf, Now: c.d.Now().UTC(), actor: "console:" + sess.admin, sessionID: id}
+		v := &view{Admin: sess.admin, CSRF: sess.csrf, Now: c.d.Now().UTC(), actor: "console:" + sess.admin, sessionID: id,
+			LogoffAfter: int(c.idle()/time.Second) + 1, idleLeft: c.idle() - c.d.Now().Sub(sess.seen)}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 			if crossSite(r) || !sameToken(r.PostFormValue("csrf"), sess.csrf) {
@@ -204,13 +224,14 @@ func (c *Console) signedIn(h page) http.Handler {
 }
 
 // session returns the request's live session and its id. A session whose
-// admin was removed from the config ends.
+// admin was removed from the config ends, as does one idle for the
+// config's console.inactivityTimeout.
 func (c *Console) session(r *http.Request) (string, *session) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return "", nil
 	}
-	sess, ok := c.sessions.get(ck.Value)
+	sess, ok := c.sessions.get(ck.Value, c.idle(), !autoRefresh(r))
 	if !ok {
 		return "", nil
 	}
@@ -219,6 +240,15 @@ func (c *Console) session(r *http.Request) (string, *session) {
 		return "", nil
 	}
 	return ck.Value, sess
+}
+
+// idle is the config's console.inactivityTimeout (its default for a config
+// not loaded from a file).
+func (c *Console) idle() time.Duration {
+	if d := c.d.Config().Console.InactivityTimeout.D(); d > 0 {
+		return d
+	}
+	return config.DefaultInactivityTimeout
 }
 
 // crossSite reports whether the browser says the request comes from
@@ -438,7 +468,7 @@ func (c *Console) Overview() http.Handler {
 			return
 		}
 		v.Title, v.Nav, v.Page = "Overview", "overview", newOverviewPage(o, cfg)
-		v.Refresh = strconv.Itoa(int(refreshEvery/time.Second)) + ";url=" + refreshURL
+		v.Refresh = refreshContent(v.idleLeft)
 		c.render(w, r, "overview", http.StatusOK, v)
 	})
 }
