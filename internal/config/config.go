@@ -111,9 +111,47 @@ type Client struct {
 	Subscription string        `yaml:"subscription"`
 	Funnels      []Funnel      `yaml:"funnels"`
 	Destinations []Destination `yaml:"destinations"`
+	Retention    Retention     `yaml:"retention"`
 
 	digests [][32]byte
 }
+
+// Retention is how long pads keeps a client's data
+// (docs/data-lifecycle.md); the defaults apply to keys not given.
+type Retention struct {
+	// Bodies: how long an event's sealed bodies are kept after its last
+	// delivery ended.
+	Bodies Duration `yaml:"bodies"`
+	// Deliveries: how long a finished delivery and its attempts are kept
+	// after it finished.
+	Deliveries Duration `yaml:"deliveries"`
+	// Records: how long a record is kept after its last save; Forever (0)
+	// keeps it.
+	Records Lifetime `yaml:"records"`
+}
+
+// Lifetime is a duration or "forever", which is 0.
+type Lifetime Duration
+
+// Forever is the Lifetime of data kept until it is erased.
+const Forever Lifetime = 0
+
+// UnmarshalYAML reads "forever" or a Go duration string.
+func (l *Lifetime) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) == "forever" {
+		*l = Forever
+		return nil
+	}
+	var d Duration
+	if err := d.UnmarshalYAML(n); err != nil {
+		return fmt.Errorf("line %d: %q is neither forever nor a duration (write e.g. 8760h)", n.Line, n.Value)
+	}
+	*l = Lifetime(d)
+	return nil
+}
+
+// D returns the lifetime as a time.Duration; 0 is forever.
+func (l Lifetime) D() time.Duration { return time.Duration(l) }
 
 // The two subscriptions.
 const (

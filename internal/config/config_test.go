@@ -121,6 +121,10 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"bad proxy", "trustedProxies: [10.0.0.0/8, proxy.internal]\n" + minimal, "line 1: trustedProxies[1]: must be an IP address or a CIDR range"},
 		{"default id taken", minimal + "    destinations:\n      - {type: webhook, url: \"https://example.com/x\"}\n      - {id: production-1, type: webhook, url: \"https://example.com/y\"}\n",
 			`destination "production-1" is defined twice`},
+		{"retention under a minute", minimal + "    retention: {bodies: 30s}\n", "line 8: clients[0].retention.bodies: must be between 1m0s and"},
+		{"retention of deliveries negative", minimal + "    retention:\n      deliveries: -1h\n", "line 9: clients[0].retention.deliveries: must be between 1m0s and"},
+		{"records neither forever nor a duration", minimal + "    retention: {records: always}\n", `line 8: "always" is neither forever nor a duration`},
+		{"records over ten years", minimal + "    retention: {records: 100000h}\n", "clients[0].retention.records: must be between 1m0s and"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -331,5 +335,30 @@ func TestParseBoundsTheProblemsItLists(t *testing.T) {
 	var p *config.Problems
 	if !errors.As(err, &p) || len(p.List) != config.MaxProblems || p.More != 5 || !strings.HasSuffix(err.Error(), "... and 5 more") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRetentionDefaultsAndForever(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte(minimal+"  - id: short\n    apiKeys: [{key: \"0123456789abcdef\"}]\n    funnels: [{id: short-main}]\n"+
+		"    retention: {bodies: 1m, deliveries: 2h, records: 720h}\n  - id: kept\n    apiKeys: [{key: \"0123456789abcdef\"}]\n"+
+		"    funnels: [{id: kept-main}]\n    retention: {records: forever}\n"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		client string
+		want   config.Retention
+	}{
+		{"acme", config.DefaultRetention()},
+		{"short", config.Retention{Bodies: config.Duration(time.Minute), Deliveries: config.Duration(2 * time.Hour), Records: config.Lifetime(720 * time.Hour)}},
+		{"kept", config.DefaultRetention()},
+	} {
+		if got := cfg.Client(tt.client).Retention; got != tt.want {
+			t.Errorf("%s: retention %+v, want %+v", tt.client, got, tt.want)
+		}
+	}
+	if d := config.DefaultRetention(); d.Bodies.D() != 7*24*time.Hour || d.Deliveries.D() != 30*24*time.Hour || d.Records != config.Forever {
+		t.Errorf("default retention %+v", d)
 	}
 }

@@ -39,7 +39,24 @@ const (
 	// (60 s), so the balancer, not pads, closes idle connections.
 	DefaultIdleTimeout    = 120 * time.Second
 	DefaultSavesPerSecond = 1000
+	// DefaultBodiesRetention keeps the bodies pads delivered for a week
+	// after their last delivery: long enough for a client to notice a lost
+	// delivery over a weekend and have it replayed, short enough to keep
+	// no more health data than that needs (docs/data-lifecycle.md).
+	DefaultBodiesRetention = 7 * 24 * time.Hour
+	// DefaultDeliveriesRetention keeps delivery metadata (no values), and
+	// failed deliveries replayable, for 30 days: a monthly reconciliation.
+	DefaultDeliveriesRetention = 30 * 24 * time.Hour
+	// MinRetention is the shortest retention accepted (for tests).
+	MinRetention = time.Minute
 )
+
+// DefaultRetention is the retention of a client that gives none, and of
+// the data of a client no longer in the config. Records are kept until
+// erased: how long a client must keep them is its own obligation.
+func DefaultRetention() Retention {
+	return Retention{Bodies: Duration(DefaultBodiesRetention), Deliveries: Duration(DefaultDeliveriesRetention), Records: Forever}
+}
 
 func (c *Config) withDefaults() {
 	setDefault(&c.ServiceName, DefaultServiceName)
@@ -82,6 +99,8 @@ func (c *Config) withDefaults() {
 		for j := range cl.Funnels {
 			setDefault(&cl.Funnels[j].Environment, DefaultEnvironment)
 		}
+		setDuration(&cl.Retention.Bodies, DefaultBodiesRetention)
+		setDuration(&cl.Retention.Deliveries, DefaultDeliveriesRetention)
 		place := map[string]int{} // destinations so far, by environment
 		for j := range cl.Destinations {
 			d := &cl.Destinations[j]
@@ -320,6 +339,7 @@ func (c *Config) validateClient(i int) {
 		}
 	}
 	c.validateFunnels(p, cl)
+	c.validateRetention(p+".retention", cl.Retention)
 	for j := range cl.Destinations {
 		d := &cl.Destinations[j]
 		dp := fmt.Sprintf("%s.destinations[%d]", p, j)
@@ -338,6 +358,24 @@ func (c *Config) validateClient(i int) {
 		ref := destinationRef{cl.ID, legacyKey(cl.ID, d)}
 		if _, taken := c.destinations[ref]; !taken {
 			c.destinations[ref] = d
+		}
+	}
+}
+
+// maxRetention bounds a retention: ten years, past any record-keeping
+// rule, and far from overflowing the times computed from it.
+const maxRetention = 10 * 366 * 24 * time.Hour
+
+func (c *Config) validateRetention(p string, r Retention) {
+	for _, k := range []struct {
+		name string
+		d    time.Duration
+	}{{"bodies", r.Bodies.D()}, {"deliveries", r.Deliveries.D()}, {"records", r.Records.D()}} {
+		if k.name == "records" && k.d == 0 {
+			continue // forever
+		}
+		if k.d < MinRetention || k.d > maxRetention {
+			c.fail(p+"."+k.name, "must be between %s and %s", MinRetention, maxRetention)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -350,4 +351,45 @@ type senderFunc func(ctx context.Context, d *deliver.Destination, m deliver.Mess
 
 func (f senderFunc) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
 	return f(ctx, d, m)
+}
+
+// Deliveries erased with their patient while this process holds them
+// claimed (waiting in their destination's line) are never attempted; the
+// attempts already in flight end.
+func TestNoAttemptStartsAfterAnErasureOfClaimedDeliveries(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		o := newMemOutbox()
+		hangs := make(chan struct{})
+		var sent atomic.Int32
+		s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+			sent.Add(1)
+			<-hangs
+			return deliver.Result{StatusCode: 200}
+		})
+		var ids []int64
+		for range 6 {
+			ids = append(ids, o.add("hook"))
+		}
+		d := startDispatcher(o, s, nil, deliver.Options{PerDestination: 2})
+		advance(time.Second)
+		if got := sent.Load(); got != 2 {
+			t.Fatalf("%d attempts in flight, want PerDestination (2)", got)
+		}
+		claimed := 0
+		for _, id := range ids {
+			if o.erase(id) {
+				claimed++
+			}
+		}
+		if claimed <= 2 {
+			t.Fatalf("only %d of the erased deliveries were claimed; the test proves nothing", claimed)
+		}
+		close(hangs)
+		advance(time.Minute)
+		d.Stop(context.Background())
+		if got := sent.Load(); got != 2 {
+			t.Fatalf("%d attempts, want only the 2 in flight at the erasure", got)
+		}
+	})
 }

@@ -34,6 +34,7 @@ type memDelivery struct {
 	store.Claimed
 	owner      string
 	leaseUntil time.Time
+	erased     bool // gone with its patient: never claimed again
 }
 
 type memClaim struct {
@@ -91,7 +92,7 @@ func (o *memOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]store.
 			break
 		}
 		leased := d.owner != "" && d.leaseUntil.After(req.Now)
-		if d.State != store.Pending || d.NextAt.After(req.Now) || leased || slices.Contains(req.Skip, d.Ref()) {
+		if d.erased || d.State != store.Pending || d.NextAt.After(req.Now) || leased || slices.Contains(req.Skip, d.Ref()) {
 			continue
 		}
 		d.owner, d.leaseUntil = req.Owner, req.LeaseUntil
@@ -187,4 +188,21 @@ func (o *memOutbox) NextDue(ctx context.Context, after time.Time) (time.Time, bo
 		}
 	}
 	return at, !at.IsZero(), nil
+}
+
+func (o *memOutbox) Held(ctx context.Context, owner string, id int64) (bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	d := o.ds[id-1]
+	return !d.erased && d.State == store.Pending && d.owner == owner, nil
+}
+
+// erase removes delivery id as an erasure of its patient does, leased or
+// not, and reports whether it was leased then.
+func (o *memOutbox) erase(id int64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	d := o.ds[id-1]
+	d.erased = true
+	return d.owner != ""
 }
