@@ -139,6 +139,7 @@ func TestAcknowledgedSavesSurviveKill9(t *testing.T) {
 	}
 	waitFor(t, func() bool { return count.Load() >= 300 })
 	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait() // a kill is delivered, not done: the restart must find the lock free
 	close(stop)
 	wg.Wait()
 	t.Logf("%d saves acknowledged before kill -9", len(acked))
