@@ -21,6 +21,7 @@ type Config struct {
 	Limits       Limits            `yaml:"limits"`
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
+	Console      Console           `yaml:"console"`
 	// TLS, when it names a certificate, makes pads serve HTTPS itself.
 	TLS TLS `yaml:"tls"`
 	// TrustedProxies are the addresses (CIDR ranges or single addresses)
@@ -101,6 +102,13 @@ type SecretKey struct {
 type DestinationPolicy struct {
 	AllowPrivateNetworks bool `yaml:"allowPrivateNetworks"`
 	AllowPlainHTTP       bool `yaml:"allowPlainHTTP"`
+}
+
+// Console holds the operator console's settings.
+type Console struct {
+	// InactivityTimeout ends a console session that has seen no request
+	// for that long (an automatic logoff).
+	InactivityTimeout Duration `yaml:"inactivityTimeout"`
 }
 
 // Client is an organisation that sends records and receives results.
@@ -220,6 +228,9 @@ type Destination struct {
 	// Format is what a delivery's body is: FormatSeedJSON (the seed's
 	// payload) or FormatFHIR (a FHIR R4 Bundle).
 	Format string `yaml:"format"`
+	// Local marks a receiver on this machine (pads listen): its url must be
+	// plain http to a loopback address, allowed for this destination only.
+	Local bool `yaml:"local"`
 }
 
 // The formats of a destination's deliveries.
@@ -279,7 +290,11 @@ type OAuth2Auth struct {
 
 // HMACAuth signs deliveries the Standard Webhooks way.
 type HMACAuth struct {
-	Secret          string   `yaml:"secret"`
+	Secret string `yaml:"secret"`
+	// StoredSecret names a secret in DataDir/secrets.json's webhookSecrets
+	// instead: the starter config's local destination, whose secret pads
+	// generated and pads listen reads there. Load puts it in Secret.
+	StoredSecret    string   `yaml:"storedSecret"`
 	PreviousSecrets []string `yaml:"previousSecrets"`
 }
 
