@@ -150,3 +150,10 @@ func BMIOf(kg, inches float64) float64 {
 
 // PlausibleBMI reports whether bmi is one a living adult can have.
 func PlausibleBMI(bmi float64) bool { return bmi >= MinBMI && bmi <= MaxBMI }
+
+// WeightKg is the weight of one body's fields as the model reads it, for
+// the request decoder's checks.
+func WeightKg(f record.Fields) *float64 {
+	kg, _ := Weight(f)
+	return kg
+}

@@ -141,7 +141,8 @@ func YearsSince(date *string, at time.Time) *float64 {
 // it: smokerRiskStatus (shown as given; smoker or not as SmokerOf reads
 // it) or smoker ("Smoker" / "Non-smoker"). With no marker,
 // smokerRiskStatus first when it has a known meaning; when the two
-// disagree, neither. smoker is nil when unknown.
+// disagree, the one that says smoker, the safer reading of an answer that
+// contradicts itself. smoker is nil when unknown.
 func Smoking(f record.Fields) (smoker *bool, shown *string) {
 	status := SmokerOf(f.SmokerRiskStatus)
 	switch latestOf(f).Smoker {
@@ -155,8 +156,10 @@ func Smoking(f record.Fields) (smoker *bool, shown *string) {
 		}
 	}
 	switch {
+	case status != nil && f.Smoker != nil && *status != *f.Smoker && *status:
+		return status, f.SmokerRiskStatus
 	case status != nil && f.Smoker != nil && *status != *f.Smoker:
-		return nil, nil
+		return f.Smoker, smokerText(true)
 	case status != nil || (f.SmokerRiskStatus != nil && f.Smoker == nil):
 		return status, f.SmokerRiskStatus
 	case f.Smoker != nil:

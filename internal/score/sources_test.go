@@ -70,7 +70,8 @@ func TestOneQuantityOneValue(t *testing.T) {
 		smoker string
 		shown  string
 	}{
-		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker")}, "<nil>", "<nil>"},
+		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker")}, "true", "current smoker"},
+		{record.Fields{Smoker: b(true), SmokerRiskStatus: new("never")}, "true", "Smoker"},
 		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker"), Latest: &record.Latest{Smoker: "smokerRiskStatus"}}, "true", "current smoker"},
 		{record.Fields{Smoker: b(true), SmokerRiskStatus: new("current smoker"), Latest: &record.Latest{Smoker: "smoker"}}, "true", "Smoker"},
 		{record.Fields{SmokerRiskStatus: new("Former smoker")}, "false", "Former smoker"},
