@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,15 +20,25 @@ import (
 // records runs the record maintenance commands:
 //
 //	pads records reseal [--config FILE]
+//	pads records erase --client ID (--patient UUID | --email EMAIL) [--config FILE]
+//	pads records export --client ID (--patient UUID | --email EMAIL) --out FILE [--fhir] [--config FILE]
 func records(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "reseal" {
+	if len(args) == 0 {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("records reseal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	if err := fs.Parse(args[1:]); err != nil {
+	switch args[0] {
+	case "erase":
+		return erase(ctx, args[1:], getenv, stdout, stderr)
+	case "export":
+		return export(ctx, args[1:], getenv, stdout, stderr)
+	case "reseal":
+	default:
 		return errUsage
+	}
+	fs := newFlags("records reseal", stdout, stderr)
+	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
+	if err := fs.parse(args[1:]); err != nil {
+		return err
 	}
 	_, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
@@ -40,7 +49,7 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer st.Close()
-	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor(getenv))
+	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor())
 	if err != nil {
 		return fmt.Errorf("%w (rewritten before the error: %d records, %d payloads, %d answers)", err,
 			rep.Records.Rewritten, rep.Payloads.Rewritten, rep.Responses.Rewritten)

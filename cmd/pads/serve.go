@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -12,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -29,6 +26,7 @@ import (
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/payload"
+	"github.com/pads-dev/pads/internal/reload"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
@@ -40,20 +38,27 @@ import (
 const shutdownGrace = 15 * time.Second
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: the starter config in ./pads-data, written on first start)")
+	fs := newFlags("serve", stdout, stderr)
+	configPath := fs.String("config", "", "config file (default: the starter config in --data-dir, written on first start)")
+	dataDir := fs.String("data-dir", config.DefaultDataDir, "without --config: where the starter config, its secrets and database live")
 	listen := fs.String("listen", "", "listen address, overriding the config's listen")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageOf(fs.FlagSet)
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	path := *configPath
 	if path == "" {
-		p, key, err := config.Starter(config.DefaultDataDir)
+		p, key, created, err := config.Starter(*dataDir, getenv(listenAddrEnv))
 		if err != nil {
 			return err
+		}
+		if created {
+			logger.Warn("generated new secrets; back this file up: losing it loses every stored record",
+				"file", filepath.Join(*dataDir, config.SecretsFile))
 		}
 		if key != "" {
 			printStarter(stdout, p, key)
@@ -64,6 +69,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	warnConfig(logger, cfg)
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
@@ -78,13 +84,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer app.store.Close()
 	if cfg.TLS.Enabled() {
-		cert, err := loadCertificate(cfg.TLS)
-		if err != nil {
+		if app.cert, err = reload.LoadCertificate(cfg.TLS); err != nil {
 			return err
 		}
-		app.cert = &certificate{}
-		app.cert.current.Store(cert)
-		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
+		logger.Info("serving TLS", "cert_file", cfg.TLS.CertFile, "not_after", app.cert.NotAfter())
 	}
 	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -92,7 +95,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	ln := app.limitConnections(tcp, cfg)
 	if app.cert != nil {
-		ln = app.cert.listener(ln)
+		ln = app.cert.Listener(ln)
 	}
 	app.dispatcher.Start()
 	app.revocations.Start()
@@ -114,8 +117,16 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 	srv := newHTTPServer(a.handler, cfg.Limits)
 	// SIGHUP is caught before pads says it listens: a SIGHUP that came
 	// first would otherwise end the process (the signal's default).
-	stopReload := a.reloadOnHUP(path, getenv, cfg)
+	r := &reload.Reloader{Path: path, Getenv: getenv, Started: cfg, Current: a.live.Load, Cert: a.cert, Apply: a.apply,
+		Log: a.logger, Observe: a.metrics.ObserveConfigReload}
+	stopReload := r.OnHUP()
 	defer stopReload()
+	sock := filepath.Join(cfg.DataDir, reload.SocketFile)
+	if stopSocket, err := r.OnSocket(sock); err != nil {
+		a.logger.Warn("pads reload is unavailable for this process; SIGHUP still reloads", "socket", sock, "err", err.Error())
+	} else {
+		defer stopSocket()
+	}
 	a.logger.Info("listening", "addr", ln.Addr().String(), "tls", a.cert != nil, "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -184,8 +195,7 @@ const deliveryGrace = config.MaxTimeout + 5*time.Second
 type app struct {
 	logger     *slog.Logger
 	live       atomic.Pointer[config.Config]
-	dests      atomic.Pointer[destinationTable] // made from live
-	senders    map[string]deliver.Sender
+	dests      *deliver.Destinations // made from live
 	throttle   *auth.Throttle
 	metrics    *metrics.Metrics
 	store      store.Store
@@ -196,7 +206,7 @@ type app struct {
 	// auth.RevocationRefresh while pads serves.
 	revocations *auth.Revocations
 	// cert is the TLS certificate served, nil without TLS.
-	cert *certificate
+	cert *reload.Certificate
 }
 
 func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
@@ -210,20 +220,19 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	}
 	a := &app{logger: logger, metrics: metrics.New()}
 	a.live.Store(cfg)
-	a.dests.Store(newDestinationTable(cfg))
 	a.throttle = auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), time.Now)
 	a.store, err = openStore(ctx, cfg, keys, a.metrics, logger)
 	if err != nil {
 		return nil, err
 	}
-	a.senders = map[string]deliver.Sender{
+	senders := map[string]deliver.Sender{
 		"webhook": webhook.NewSender(cfg.ServiceName, version),
 		"sns":     sns.NewSender(),
 	}
-	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { return a.dests.Load().resolve(ref) }
-	a.dispatcher = deliver.NewDispatcher(a.store, resolve, a.senders, logger, a.metrics, deliver.Options{
+	a.dests = deliver.NewDestinations(cfg, senders)
+	a.dispatcher = deliver.NewDispatcher(a.store, a.dests.Resolve, senders, logger, a.metrics, deliver.Options{
 		Lease:     cfg.Limits.DeliveryLease.D(),
-		Unordered: func() []store.DestinationRef { return a.dests.Load().unordered },
+		Unordered: a.dests.Unordered,
 	})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -238,7 +247,12 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
-	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() })
+	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
+	if err != nil {
+		a.store.Close()
+		return nil, err
+	}
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load))
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
@@ -298,93 +312,16 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *met
 	return postgres.Open(ctx, cfg.Database, sc) // validation allows only sqlite:// and postgres(ql)://
 }
 
-// reloadOnHUP re-reads the config on SIGHUP. An invalid file is rejected
-// with its reason logged and the config in force stays. Keys that shape the
-// process itself (listen, dataDir, database, serviceName, secrets) take
-// effect at the next restart.
-func (a *app) reloadOnHUP(path string, getenv func(string) string, started *config.Config) func() {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-hup:
-				a.reload(path, getenv, started)
-			}
-		}
-	}()
-	return func() { signal.Stop(hup); close(done) }
-}
-
-func (a *app) reload(path string, getenv func(string) string, started *config.Config) {
-	cfg, err := config.Load(path, getenv)
-	if err != nil {
-		a.metrics.ObserveConfigReload(false)
-		a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
-		return
-	}
-	cfg.Listen = a.live.Load().Listen
-	var cert *tls.Certificate
-	switch {
-	case a.cert != nil && cfg.TLS.Enabled():
-		if cert, err = loadCertificate(cfg.TLS); err != nil {
-			a.metrics.ObserveConfigReload(false)
-			a.logger.Error("config reload rejected; the previous config stays in force", "err", err.Error())
-			return
-		}
-	case a.cert != nil || cfg.TLS.Enabled():
-		a.logger.Warn("config reload: turning tls on or off takes effect at the next restart")
-	}
-	if cfg.DataDir != started.DataDir || cfg.Database != started.Database || cfg.ServiceName != started.ServiceName ||
-		!sameSecrets(cfg.Secrets, started.Secrets) {
-		a.logger.Warn("config reload: dataDir, database, serviceName, listen and secrets take effect at the next restart")
-	}
-	if !sameTimeouts(cfg.Limits, started.Limits) {
-		a.logger.Warn("config reload: limits.readHeaderTimeout, readTimeout, writeTimeout and idleTimeout take effect at the next restart")
-	}
+// apply puts a reloaded config in force. Destinations first: a save under
+// the new config enqueues to its destinations, and the dispatcher must
+// already know them.
+func (a *app) apply(cfg *config.Config) {
 	if a.conns != nil {
 		a.conns.SetMax(cfg.Limits.MaxConnections)
 	}
-	if cert != nil {
-		a.cert.current.Store(cert)
-		a.logger.Info("tls certificate reloaded", "cert_file", cfg.TLS.CertFile, "not_after", notAfter(cert))
-	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
-	table := newDestinationTable(cfg)
-	// Destinations first: a save under the new config enqueues to its
-	// destinations, and the dispatcher must already know them.
-	a.dests.Store(table)
+	a.dests.Load(cfg)
 	a.live.Store(cfg)
-	for _, s := range a.senders {
-		if r, ok := s.(deliver.Reloader); ok {
-			r.Reload(table.all)
-		}
-	}
-	a.metrics.ObserveConfigReload(true)
-	a.logger.Info("config reloaded", "clients", len(cfg.Clients))
-}
-
-func sameTimeouts(a, b config.Limits) bool {
-	return a.ReadHeaderTimeout == b.ReadHeaderTimeout && a.ReadTimeout == b.ReadTimeout &&
-		a.WriteTimeout == b.WriteTimeout && a.IdleTimeout == b.IdleTimeout
-}
-
-func sameSecrets(a, b config.Secrets) bool {
-	eq := func(x, y []config.SecretKey) bool {
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return eq(a.JWTKeys, b.JWTKeys) && eq(a.EncryptionKeys, b.EncryptionKeys)
 }
 
 func sealKeys(in []config.Key) []seal.Key {
@@ -405,16 +342,26 @@ func authKeys(in []config.Key) []auth.Key {
 
 func printStarter(w io.Writer, path, key string) {
 	fmt.Fprintf(w, `pads: first start. Wrote a starter config to %s
-with client "demo" (subscription full) and funnel "demo-main".
+with client "demo" (subscription full), funnel "demo-main", and a
+destination "listen" that sends every save's results to pads listen.
 
 The demo client's API key, shown only this once (the config keeps its sha256):
 
     %s
 
-Get a token:
+See your first webhook: run "pads listen" in another terminal (it verifies
+each delivery's signature and prints it), then save a record:
     curl -s -X POST http://127.0.0.1:8080/storage/authenticate \
       -H 'Content-Type: application/json' \
       -d '{"username":"demo","password":"%s"}'
 
 `, path, key, key)
+}
+
+// warnConfig logs what the config allows but should not hold, such as API
+// keys too short to resist guessing.
+func warnConfig(logger *slog.Logger, cfg *config.Config) {
+	for _, w := range cfg.Warnings() {
+		logger.Warn("config: " + w)
+	}
 }

@@ -121,6 +121,9 @@ tls:
 	if resp.StatusCode != 200 || resp.TLS.Version != tls.VersionTLS13 || resp.Proto != "HTTP/1.1" {
 		t.Fatalf("authenticate over TLS: %d, version %x, %s", resp.StatusCode, resp.TLS.Version, resp.Proto)
 	}
+	if h := resp.Header.Get("Strict-Transport-Security"); h != "max-age=31536000" {
+		t.Fatalf("an answer over TLS without HSTS: %q", h)
+	}
 	if resp, _, serial := tlsSave(t, keepAlive, base, tok.Token); resp.StatusCode != 201 || serial != 1 {
 		t.Fatalf("save over TLS: %d, certificate %d", resp.StatusCode, serial)
 	}
@@ -220,13 +223,12 @@ tls:
 	}
 }
 
+// isAEAD reports whether suite encrypts with an AEAD (AES-GCM or
+// ChaCha20-Poly1305): TLS 1.3's suites, or TLS 1.2's with ECDHE.
 func isAEAD(suite uint16) bool {
-	for _, s := range cipherSuites {
-		if s == suite {
-			return true
-		}
-	}
-	return false
+	name := tls.CipherSuiteName(suite)
+	aead := strings.Contains(name, "_GCM_") || strings.Contains(name, "CHACHA20_POLY1305")
+	return aead && (strings.HasPrefix(name, "TLS_ECDHE_") || !strings.Contains(name, "_WITH_"))
 }
 
 func TestTLSRefusesToStartWithoutAUsableCertificate(t *testing.T) {

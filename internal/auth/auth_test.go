@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"strings"
@@ -286,5 +287,97 @@ func TestThrottleBlocksAPairAfterMaxFailures(t *testing.T) {
 	th.Fail("acme", "192.0.2.3")
 	if _, blocked := th.Blocked("acme", "192.0.2.3"); blocked {
 		t.Fatal("a success must reset the count")
+	}
+}
+
+// TestThrottleCannotBeFlushed floods the throttle with failures of junk
+// usernames from many addresses, and from the blocked address itself: the
+// blocked pair stays blocked for its window, and memory stays bounded.
+func TestThrottleCannotBeFlushed(t *testing.T) {
+	t.Parallel()
+	now := t0
+	th := auth.NewThrottle(10, 15*time.Minute, clockAt(&now))
+	for range 10 {
+		th.Fail("acme", "192.0.2.1")
+	}
+	for i := range 120_000 {
+		// 50 junk failures per address: under each address's budget.
+		addr := fmt.Sprintf("10.%d.%d.%d", i/50>>16&255, i/50>>8&255, i/50&255)
+		th.Fail(fmt.Sprintf("junk-%d", i), addr)
+		th.Fail(fmt.Sprintf("junk-%d", i), "192.0.2.1")
+		if i%1000 == 0 {
+			now = now.Add(time.Millisecond)
+		}
+	}
+	if n := th.Entries(); n > 300_000 {
+		t.Fatalf("%d entries: memory is not bounded", n)
+	}
+	if _, blocked := th.Blocked("acme", "192.0.2.1"); !blocked {
+		t.Fatal("the flood unblocked the pair")
+	}
+	now = t0.Add(15 * time.Minute)
+	if _, blocked := th.Blocked("acme", "192.0.2.1"); blocked {
+		t.Fatal("still blocked after the window")
+	}
+}
+
+// TestThrottleCountsIPv6ByItsSlash64: the addresses of one /64 share a count.
+func TestThrottleCountsIPv6ByItsSlash64(t *testing.T) {
+	t.Parallel()
+	now := t0
+	th := auth.NewThrottle(3, time.Minute, clockAt(&now))
+	th.Fail("acme", "2001:db8:1:2::1")
+	th.Fail("acme", "2001:db8:1:2::2")
+	th.Fail("acme", "2001:db8:1:2:ffff::9")
+	if _, blocked := th.Blocked("acme", "2001:db8:1:2::77"); !blocked {
+		t.Fatal("another address of the same /64 is not blocked")
+	}
+	if _, blocked := th.Blocked("acme", "2001:db8:1:3::1"); blocked {
+		t.Fatal("another /64 is blocked")
+	}
+}
+
+// TestThrottleUsernameBudgetSlowsGuessesWithoutLockingOut: once a username's
+// budget of failures across addresses is spent, an address that already
+// failed is refused, while one that has not may still try (the right key
+// keeps working); unknown usernames are treated the same.
+func TestThrottleUsernameBudgetSlowsGuessesWithoutLockingOut(t *testing.T) {
+	t.Parallel()
+	for _, user := range []string{"acme", "no-such-client"} {
+		now := t0
+		th := auth.NewThrottle(3, 15*time.Minute, clockAt(&now))
+		for i := range auth.UserBudget(3) {
+			th.Fail(user, fmt.Sprintf("198.51.100.%d", i))
+		}
+		if _, blocked := th.Blocked(user, "198.51.100.1"); !blocked {
+			t.Errorf("%s: an address with a failure may guess again after the budget is spent", user)
+		}
+		if _, blocked := th.Blocked(user, "203.0.113.9"); blocked {
+			t.Errorf("%s: an address without failures is locked out", user)
+		}
+		th.Fail(user, "203.0.113.9")
+		if _, blocked := th.Blocked(user, "203.0.113.9"); !blocked {
+			t.Errorf("%s: a fresh address gets more than one guess once the budget is spent", user)
+		}
+		if _, blocked := th.Blocked("globex", "198.51.100.1"); blocked {
+			t.Errorf("%s: another username is refused", user)
+		}
+	}
+}
+
+// TestThrottleAddressBudgetStopsAJunkFlood: one address failing with many
+// usernames is refused for all of them once its budget is spent.
+func TestThrottleAddressBudgetStopsAJunkFlood(t *testing.T) {
+	t.Parallel()
+	now := t0
+	th := auth.NewThrottle(10, 15*time.Minute, clockAt(&now))
+	for i := range auth.AddrBudget(10) {
+		th.Fail(fmt.Sprintf("junk-%d", i), "192.0.2.7")
+	}
+	if _, blocked := th.Blocked("acme", "192.0.2.7"); !blocked {
+		t.Fatal("an address past its budget may still guess")
+	}
+	if _, blocked := th.Blocked("acme", "192.0.2.8"); blocked {
+		t.Fatal("another address is refused")
 	}
 }

@@ -21,6 +21,7 @@ type Config struct {
 	Limits       Limits            `yaml:"limits"`
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
+	Console      Console           `yaml:"console"`
 	// TLS, when it names a certificate, makes pads serve HTTPS itself.
 	TLS TLS `yaml:"tls"`
 	// TrustedProxies are the addresses (CIDR ranges or single addresses)
@@ -37,7 +38,9 @@ type Config struct {
 	funnels      map[string]funnelRef
 	destinations map[destinationRef]*Destination
 	proxies      []netip.Prefix
-	lines        map[string]int // value path -> line, for error messages
+	lines        map[string]int  // value path -> line, for error messages
+	problems     Problems        // what validation found, see fail
+	failed       map[string]bool // paths with a problem reported
 }
 
 // Limits bounds what one caller can make pads do.
@@ -101,6 +104,13 @@ type DestinationPolicy struct {
 	AllowPlainHTTP       bool `yaml:"allowPlainHTTP"`
 }
 
+// Console holds the operator console's settings.
+type Console struct {
+	// InactivityTimeout ends a console session that has seen no request
+	// for that long (an automatic logoff).
+	InactivityTimeout Duration `yaml:"inactivityTimeout"`
+}
+
 // Client is an organisation that sends records and receives results.
 type Client struct {
 	ID           string        `yaml:"id"`
@@ -109,9 +119,47 @@ type Client struct {
 	Subscription string        `yaml:"subscription"`
 	Funnels      []Funnel      `yaml:"funnels"`
 	Destinations []Destination `yaml:"destinations"`
+	Retention    Retention     `yaml:"retention"`
 
 	digests [][32]byte
 }
+
+// Retention is how long pads keeps a client's data
+// (docs/data-lifecycle.md); the defaults apply to keys not given.
+type Retention struct {
+	// Bodies: how long an event's sealed bodies are kept after its last
+	// delivery ended.
+	Bodies Duration `yaml:"bodies"`
+	// Deliveries: how long a finished delivery and its attempts are kept
+	// after it finished.
+	Deliveries Duration `yaml:"deliveries"`
+	// Records: how long a record is kept after its last save; Forever (0)
+	// keeps it.
+	Records Lifetime `yaml:"records"`
+}
+
+// Lifetime is a duration or "forever", which is 0.
+type Lifetime Duration
+
+// Forever is the Lifetime of data kept until it is erased.
+const Forever Lifetime = 0
+
+// UnmarshalYAML reads "forever" or a Go duration string.
+func (l *Lifetime) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) == "forever" {
+		*l = Forever
+		return nil
+	}
+	var d Duration
+	if err := d.UnmarshalYAML(n); err != nil {
+		return fmt.Errorf("line %d: %q is neither forever nor a duration (write e.g. 8760h)", n.Line, n.Value)
+	}
+	*l = Lifetime(d)
+	return nil
+}
+
+// D returns the lifetime as a time.Duration; 0 is forever.
+func (l Lifetime) D() time.Duration { return time.Duration(l) }
 
 // The two subscriptions.
 const (
@@ -180,6 +228,9 @@ type Destination struct {
 	// Format is what a delivery's body is: FormatSeedJSON (the seed's
 	// payload) or FormatFHIR (a FHIR R4 Bundle).
 	Format string `yaml:"format"`
+	// Local marks a receiver on this machine (pads listen): its url must be
+	// plain http to a loopback address, allowed for this destination only.
+	Local bool `yaml:"local"`
 }
 
 // The formats of a destination's deliveries.
@@ -239,7 +290,11 @@ type OAuth2Auth struct {
 
 // HMACAuth signs deliveries the Standard Webhooks way.
 type HMACAuth struct {
-	Secret          string   `yaml:"secret"`
+	Secret string `yaml:"secret"`
+	// StoredSecret names a secret in DataDir/secrets.json's webhookSecrets
+	// instead: the starter config's local destination, whose secret pads
+	// generated and pads listen reads there. Load puts it in Secret.
+	StoredSecret    string   `yaml:"storedSecret"`
 	PreviousSecrets []string `yaml:"previousSecrets"`
 }
 

@@ -3,6 +3,8 @@ package config_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -94,6 +96,8 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"plain http destination", minimal + "    destinations:\n      - type: webhook\n        url: http://example.com/x\n", "line 10: clients[0].destinations[0].url: must use https"},
 		{"two auth methods", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          bearer: {token: t}\n          basic: {username: u, password: p}\n", "clients[0].destinations[0].auth: give at most one of"},
 		{"bad whsec", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          hmac: {secret: abc}\n", "clients[0].destinations[0].auth.hmac.secret: must be whsec_"},
+		{"header value with CR LF", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        headers: {X-Tenant: \"a\\r\\nX-Evil: 1\"}\n", "line 11: clients[0].destinations[0].headers.X-Tenant: must not contain control characters"},
+		{"api key value with NUL", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          apiKey: {header: X-Key, value: \"k\\0\"}\n", "line 12: clients[0].destinations[0].auth.apiKey.value: must not contain control characters"},
 		{"reserved header", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        headers: {webhook-id: x}\n", "headers.webhook-id: is set by pads itself"},
 		{"timeout over 30s", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        timeout: 31s\n", "line 11: clients[0].destinations[0].timeout: must be more than 0 and at most 30s"},
 		{"bad topic arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sqs:us-east-1:123456789012:q\n        region: us-east-1\n", "line 10: clients[0].destinations[0].topicArn: must be an SNS topic ARN"},
@@ -119,6 +123,10 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"bad proxy", "trustedProxies: [10.0.0.0/8, proxy.internal]\n" + minimal, "line 1: trustedProxies[1]: must be an IP address or a CIDR range"},
 		{"default id taken", minimal + "    destinations:\n      - {type: webhook, url: \"https://example.com/x\"}\n      - {id: production-1, type: webhook, url: \"https://example.com/y\"}\n",
 			`destination "production-1" is defined twice`},
+		{"retention under a minute", minimal + "    retention: {bodies: 30s}\n", "line 8: clients[0].retention.bodies: must be between 1m0s and"},
+		{"retention of deliveries negative", minimal + "    retention:\n      deliveries: -1h\n", "line 9: clients[0].retention.deliveries: must be between 1m0s and"},
+		{"records neither forever nor a duration", minimal + "    retention: {records: always}\n", `line 8: "always" is neither forever nor a duration`},
+		{"records over ten years", minimal + "    retention: {records: 100000h}\n", "clients[0].retention.records: must be between 1m0s and"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,9 +187,9 @@ func TestParseAllowsPlainHTTPWhenAsked(t *testing.T) {
 func TestStarterWritesAWorkingConfigOnce(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	path, key, err := config.Starter(dir)
-	if err != nil || key == "" {
-		t.Fatalf("Starter = %q, %q, %v", path, key, err)
+	path, key, created, err := config.Starter(dir, "")
+	if err != nil || key == "" || !created {
+		t.Fatalf("Starter = %q, %q, %v, %v", path, key, created, err)
 	}
 	cfg, err := config.Load(path, env(nil))
 	if err != nil {
@@ -195,8 +203,83 @@ func TestStarterWritesAWorkingConfigOnce(t *testing.T) {
 	if strings.Contains(string(data), key) {
 		t.Fatal("starter config holds the API key in clear")
 	}
-	if _, again, err := config.Starter(dir); err != nil || again != "" {
+	// Its destination is pads listen's, signed with the stored secret
+	// that pads listen reads, and it alone may use plain http to loopback.
+	listen := cfg.Destination("demo", "listen")
+	secret, err := config.StoredWebhookSecret(dir, config.ListenSecret)
+	if listen == nil || err != nil || listen.URL != "http://"+config.DefaultListenAddr+config.ListenPath ||
+		!listen.Local || listen.Auth.HMAC == nil || listen.Auth.HMAC.Secret != secret || !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("starter destination = %+v, secret %q, %v", listen, secret, err)
+	}
+	if cfg.Destinations.AllowPlainHTTP || cfg.Destinations.AllowPrivateNetworks {
+		t.Fatal("the starter config must not relax every destination's checks")
+	}
+	if _, again, _, err := config.Starter(dir, ""); err != nil || again != "" {
 		t.Fatalf("second Starter = %q, %v; want no new key", again, err)
+	}
+	// Keys written later, by LoadKeys, are the ones the starter wrote.
+	if _, generated, err := config.LoadKeys(cfg); err != nil || generated {
+		t.Fatalf("LoadKeys after Starter: generated %v, %v", generated, err)
+	}
+}
+
+func TestStarterAddsItsSecretToAnExistingSecretsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, err := config.Parse([]byte("dataDir: "+dir+"\n"+minimal), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, err := config.LoadKeys(cfg) // an older data dir: no webhook secrets
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, created, err := config.Starter(dir, "127.0.0.1:9999"); err != nil || created {
+		t.Fatalf("Starter: created %v, %v", created, err)
+	}
+	after, _, err := config.LoadKeys(cfg)
+	if err != nil || string(after.Encryption[0].Secret) != string(before.Encryption[0].Secret) || string(after.JWT[0].Secret) != string(before.JWT[0].Secret) {
+		t.Fatalf("the existing keys must stay: %v", err)
+	}
+	if _, err := config.StoredWebhookSecret(dir, config.ListenSecret); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, config.SecretsFile))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file mode = %v, %v", st, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, config.StarterFile))
+	if !strings.Contains(string(data), "http://127.0.0.1:9999/webhooks/pads") {
+		t.Fatalf("the listen address given must be the destination's:\n%s", data)
+	}
+}
+
+func TestLocalDestinationsAreLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := config.EnsureWebhookSecret(dir, "listen"); err != nil {
+		t.Fatal(err)
+	}
+	dest := func(url, extra string) string {
+		return "dataDir: " + dir + "\n" + minimal + "    destinations:\n      - {type: webhook, local: true, url: \"" + url + "\"" + extra + "}\n"
+	}
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"loopback v4", dest("http://127.0.0.1:8090/x", ", auth: {hmac: {storedSecret: listen}}"), ""},
+		{"loopback v6", dest("http://[::1]:8090/x", ""), ""},
+		{"a name", dest("http://localhost:8090/x", ""), "for a local destination"},
+		{"another host", dest("http://10.0.0.8:8090/x", ""), "for a local destination"},
+		{"https", dest("https://127.0.0.1:8090/x", ""), "for a local destination"},
+		{"plain http elsewhere stays refused", minimal + "    destinations:\n      - {type: webhook, url: \"http://127.0.0.1:1/x\"}\n", "must use https"},
+		{"a stored secret that is not there", dest("http://127.0.0.1:8090/x", ", auth: {hmac: {storedSecret: other}}"), `has no webhook secret "other"`},
+		{"both secrets", dest("http://127.0.0.1:8090/x", ", auth: {hmac: {storedSecret: listen, secret: x}}"), "give one of secret and storedSecret"},
+	}
+	for _, tt := range tests {
+		_, err := config.Parse([]byte(tt.yaml), env(nil))
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
 
@@ -254,4 +337,105 @@ func TestDestinationsAreFoundByIDAndByTheKeyOfOldDeliveries(t *testing.T) {
 func legacyHash(parts ...string) string {
 	h := sha256.Sum256([]byte(strings.Join(append(parts, ""), "\x00")))
 	return hex.EncodeToString(h[:8])
+}
+
+func TestWarningsNameShortAPIKeysWithoutTheKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key string
+		warn      bool
+	}{
+		{"16 characters", `key: "0123456789abcdef"`, true},
+		{"22 base64 characters", `key: "Zm9vYmFyYmF6cXV4MTIzNDU2"`, false},
+		{"31 hexadecimal digits", `key: "0123456789abcdef0123456789abcde"`, true},
+		{"32 hexadecimal digits", `key: "0123456789abcdef0123456789abcdef"`, false},
+		{"a digest", "sha256: " + strings.Repeat("ab", 32), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(strings.Replace(minimal, `key: "0123456789abcdef"`, tt.key, 1)), env(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := cfg.Warnings()
+			if tt.warn != (len(w) == 1) {
+				t.Fatalf("warnings = %q", w)
+			}
+			if tt.warn && (!strings.HasPrefix(w[0], "line 5: clients[0].apiKeys[0]") || strings.Contains(w[0], "0123456789")) {
+				t.Fatalf("warning = %q", w[0])
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
+	t.Parallel()
+	y := "tokenTTL: 1s\nlisten_port: 8\nlimits: {maxConnections: 8}\n" + minimal +
+		"    subscription: everything\n" +
+		"    destinations:\n      - type: webhook\n        url: http://example.com/x\n        timeout: 31s\n" +
+		"  - id: other\n    apiKeys: [{key: \"${NOT_SET}\"}]\n    funnels: [{id: acme-main}]\n"
+	_, err := config.Parse([]byte(y), env(nil))
+	var p *config.Problems
+	if !errors.As(err, &p) {
+		t.Fatalf("err = %v, want *config.Problems", err)
+	}
+	want := []string{
+		`line 2: unknown key "listen_port"`,
+		"line 17: environment variable NOT_SET is not set",
+		"line 1: tokenTTL: must be between 1m and 24h",
+		"line 3: limits.maxConnections: must be between 16 and 1048576",
+		"line 11: clients[0].subscription: must be non-sensitive or full",
+		"line 15: clients[0].destinations[0].timeout: must be more than 0 and at most 30s",
+		"line 14: clients[0].destinations[0].url: must use https",
+		`line 18: clients[1].funnels[0].id: funnel "acme-main" is also defined by client "acme"`,
+	}
+	if len(p.List) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(p.List), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(p.List[i], w) {
+			t.Errorf("problem %d = %q, want it to start with %q", i, p.List[i], w)
+		}
+	}
+	if !strings.HasPrefix(err.Error(), "8 problems:\n  line 2:") {
+		t.Errorf("message = %q", err)
+	}
+}
+
+func TestParseBoundsTheProblemsItLists(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range config.MaxProblems + 5 {
+		fmt.Fprintf(&b, "unknown%d: x\n", i)
+	}
+	_, err := config.Parse([]byte(b.String()+minimal), env(nil))
+	var p *config.Problems
+	if !errors.As(err, &p) || len(p.List) != config.MaxProblems || p.More != 5 || !strings.HasSuffix(err.Error(), "... and 5 more") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRetentionDefaultsAndForever(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte(minimal+"  - id: short\n    apiKeys: [{key: \"0123456789abcdef\"}]\n    funnels: [{id: short-main}]\n"+
+		"    retention: {bodies: 1m, deliveries: 2h, records: 720h}\n  - id: kept\n    apiKeys: [{key: \"0123456789abcdef\"}]\n"+
+		"    funnels: [{id: kept-main}]\n    retention: {records: forever}\n"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		client string
+		want   config.Retention
+	}{
+		{"acme", config.DefaultRetention()},
+		{"short", config.Retention{Bodies: config.Duration(time.Minute), Deliveries: config.Duration(2 * time.Hour), Records: config.Lifetime(720 * time.Hour)}},
+		{"kept", config.DefaultRetention()},
+	} {
+		if got := cfg.Client(tt.client).Retention; got != tt.want {
+			t.Errorf("%s: retention %+v, want %+v", tt.client, got, tt.want)
+		}
+	}
+	if d := config.DefaultRetention(); d.Bodies.D() != 7*24*time.Hour || d.Deliveries.D() != 30*24*time.Hour || d.Records != config.Forever {
+		t.Errorf("default retention %+v", d)
+	}
 }

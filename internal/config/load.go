@@ -49,16 +49,25 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	cfg := &Config{lines: map[string]int{}}
 	if len(doc.Content) > 0 {
 		root := doc.Content[0]
-		w := walker{getenv: getenv, lines: cfg.lines}
-		if err := w.walk(root, reflect.TypeFor[Config](), ""); err != nil {
-			return nil, err
-		}
+		w := walker{getenv: getenv, c: cfg}
+		w.walk(root, reflect.TypeFor[Config](), "")
 		if err := root.Decode(cfg); err != nil {
-			return nil, err
+			// The decoder's messages name their lines; nothing decoded
+			// is worth checking further.
+			var te *yaml.TypeError
+			if errors.As(err, &te) {
+				for _, m := range te.Errors {
+					cfg.problems.add(m)
+				}
+			} else {
+				cfg.problems.add(err.Error())
+			}
+			return nil, cfg.problems.err()
 		}
 	}
 	cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.validate()
+	if err := cfg.problems.err(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -70,62 +79,64 @@ var envRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 // decodes into, replaces ${NAME} scalars, and records the line of each path.
 // yaml.v3 checks known fields only when decoding from a reader, and ${NAME}
 // must be replaced before decoding, so the walk does both on the node tree.
+// It reports each problem and goes on, so that one run lists them all.
 type walker struct {
 	getenv func(string) string
-	lines  map[string]int
+	c      *Config
 }
 
-func (w walker) walk(n *yaml.Node, t reflect.Type, path string) error {
+func (w walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	w.lines[path] = n.Line
+	w.c.lines[path] = n.Line
 	if n.Kind == yaml.AliasNode {
-		return fmt.Errorf("line %d: YAML aliases are not supported in the config", n.Line)
+		w.c.problems.add(fmt.Sprintf("line %d: YAML aliases are not supported in the config", n.Line))
+		return
 	}
 	switch {
 	case n.Kind == yaml.ScalarNode:
-		return w.expand(n)
+		w.expand(n, path)
 	case n.Kind == yaml.SequenceNode && t.Kind() == reflect.Slice:
 		for i, c := range n.Content {
-			if err := w.walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
+			w.walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 		}
 	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Map:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if err := w.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value)); err != nil {
-				return err
-			}
+			w.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value))
 		}
 	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			ft, ok := fieldByTag(t, k.Value)
 			if !ok {
-				return fmt.Errorf("line %d: unknown key %q%s", k.Line, k.Value, where(path))
+				w.c.problems.add(fmt.Sprintf("line %d: unknown key %q%s", k.Line, k.Value, where(path)))
+				continue
 			}
-			if err := w.walk(n.Content[i+1], ft, join(path, k.Value)); err != nil {
-				return err
-			}
+			w.walk(n.Content[i+1], ft, join(path, k.Value))
 		}
 	}
 	// Any other pairing (a list where a map belongs, say) is left for the
 	// decoder, whose type error names the line.
-	return nil
 }
 
-func (w walker) expand(n *yaml.Node) error {
+// expand replaces ${NAME}. An unset variable is reported once, and the
+// value's own checks are skipped: "${NAME}" is not what was meant.
+func (w walker) expand(n *yaml.Node, path string) {
 	m := envRef.FindStringSubmatch(n.Value)
 	if m == nil {
-		return nil
+		return
 	}
 	v := w.getenv(m[1])
 	if v == "" {
-		return fmt.Errorf("line %d: environment variable %s is not set", n.Line, m[1])
+		w.c.problems.add(fmt.Sprintf("line %d: environment variable %s is not set", n.Line, m[1]))
+		if w.c.failed == nil {
+			w.c.failed = map[string]bool{}
+		}
+		w.c.failed[path] = true
+		return
 	}
 	n.Value, n.Tag, n.Style = v, "!!str", 0
-	return nil
 }
 
 func fieldByTag(t reflect.Type, key string) (reflect.Type, bool) {

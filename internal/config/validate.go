@@ -39,7 +39,27 @@ const (
 	// (60 s), so the balancer, not pads, closes idle connections.
 	DefaultIdleTimeout    = 120 * time.Second
 	DefaultSavesPerSecond = 1000
+	// DefaultInactivityTimeout logs an idle console session off, as
+	// HIPAA 164.312(a)(2)(iii) asks.
+	DefaultInactivityTimeout = 15 * time.Minute
+	// DefaultBodiesRetention keeps the bodies pads delivered for a week
+	// after their last delivery: long enough for a client to notice a lost
+	// delivery over a weekend and have it replayed, short enough to keep
+	// no more health data than that needs (docs/data-lifecycle.md).
+	DefaultBodiesRetention = 7 * 24 * time.Hour
+	// DefaultDeliveriesRetention keeps delivery metadata (no values), and
+	// failed deliveries replayable, for 30 days: a monthly reconciliation.
+	DefaultDeliveriesRetention = 30 * 24 * time.Hour
+	// MinRetention is the shortest retention accepted (for tests).
+	MinRetention = time.Minute
 )
+
+// DefaultRetention is the retention of a client that gives none, and of
+// the data of a client no longer in the config. Records are kept until
+// erased: how long a client must keep them is its own obligation.
+func DefaultRetention() Retention {
+	return Retention{Bodies: Duration(DefaultBodiesRetention), Deliveries: Duration(DefaultDeliveriesRetention), Records: Forever}
+}
 
 func (c *Config) withDefaults() {
 	setDefault(&c.ServiceName, DefaultServiceName)
@@ -68,6 +88,7 @@ func (c *Config) withDefaults() {
 	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
 	setDuration(&c.Limits.WriteTimeout, DefaultWriteTimeout)
 	setDuration(&c.Limits.IdleTimeout, DefaultIdleTimeout)
+	setDuration(&c.Console.InactivityTimeout, DefaultInactivityTimeout)
 	for i := range c.Clients {
 		cl := &c.Clients[i]
 		setDefault(&cl.Subscription, SubscriptionNonSensitive)
@@ -82,6 +103,8 @@ func (c *Config) withDefaults() {
 		for j := range cl.Funnels {
 			setDefault(&cl.Funnels[j].Environment, DefaultEnvironment)
 		}
+		setDuration(&cl.Retention.Bodies, DefaultBodiesRetention)
+		setDuration(&cl.Retention.Deliveries, DefaultDeliveriesRetention)
 		place := map[string]int{} // destinations so far, by environment
 		for j := range cl.Destinations {
 			d := &cl.Destinations[j]
@@ -131,97 +154,93 @@ var (
 // keys are the only secret between the internet and patient data.
 const MinAPIKeyLength = 16
 
-func (c *Config) validate() error {
+// validate records every problem it finds with c.fail and goes on: an
+// operator fixes a config in one pass. A check that depends on an earlier
+// value being right returns after that value's problem.
+func (c *Config) validate() {
 	if !serviceNameRE.MatchString(c.ServiceName) {
-		return c.errAt("serviceName", "must be 1 to 32 lower-case letters and digits, starting with a letter")
+		c.fail("serviceName", "must be 1 to 32 lower-case letters and digits, starting with a letter")
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		return c.errAt("listen", "must be host:port")
+		c.fail("listen", "must be host:port")
 	}
 	if !strings.HasPrefix(c.Database, "sqlite://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
-		return c.errAt("database", "must start with sqlite:// or postgres://")
+		c.fail("database", "must start with sqlite:// or postgres://")
 	}
 	if d := c.TokenTTL.D(); d < time.Minute || d > 24*time.Hour {
-		return c.errAt("tokenTTL", "must be between 1m and 24h")
+		c.fail("tokenTTL", "must be between 1m and 24h")
 	}
-	if err := c.validateLimits(); err != nil {
-		return err
+	c.validateLimits()
+	if d := c.Console.InactivityTimeout.D(); d < time.Minute || d > 12*time.Hour {
+		c.fail("console.inactivityTimeout", "must be between 1m and 12h")
 	}
-	if err := c.validateSecrets(); err != nil {
-		return err
-	}
-	if err := c.validateTLS(); err != nil {
-		return err
-	}
+	c.validateSecrets()
+	c.validateTLS()
 	if len(c.Clients) == 0 {
-		return c.errAt("clients", "at least one client is needed")
+		c.fail("clients", "at least one client is needed")
 	}
 	c.clients = make(map[string]*Client, len(c.Clients))
 	c.funnels = map[string]funnelRef{}
 	c.destinations = map[destinationRef]*Destination{}
 	for i := range c.Clients {
-		if err := c.validateClient(i); err != nil {
-			return err
-		}
+		c.validateClient(i)
 	}
-	if err := c.validateLease(); err != nil {
-		return err
-	}
+	c.validateLease()
 	c.admins = map[string]*Admin{}
 	for i := range c.Admins {
-		a := &c.Admins[i]
-		p := fmt.Sprintf("admins[%d]", i)
-		if !idRE.MatchString(a.ID) {
-			return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
-		}
-		if _, dup := c.admins[a.ID]; dup {
-			return c.errAt(p+".id", "admin %q is defined twice", a.ID)
-		}
-		if len(a.APIKeys) == 0 {
-			return c.errAt(p+".apiKeys", "at least one API key is needed")
-		}
-		a.digests = nil
-		for j, k := range a.APIKeys {
-			d, err := c.apiKeyDigest(fmt.Sprintf("%s.apiKeys[%d]", p, j), k)
-			if err != nil {
-				return err
-			}
-			a.digests = append(a.digests, d)
-		}
-		c.admins[a.ID] = a
+		c.validateAdmin(i)
 	}
-	return nil
 }
 
-func (c *Config) validateLimits() error {
+func (c *Config) validateAdmin(i int) {
+	a := &c.Admins[i]
+	p := fmt.Sprintf("admins[%d]", i)
+	if !idRE.MatchString(a.ID) {
+		c.fail(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+	} else if _, dup := c.admins[a.ID]; dup {
+		c.fail(p+".id", "admin %q is defined twice", a.ID)
+	} else {
+		c.admins[a.ID] = a
+	}
+	if len(a.APIKeys) == 0 {
+		c.fail(p+".apiKeys", "at least one API key is needed")
+	}
+	a.digests = nil
+	for j, k := range a.APIKeys {
+		if d, ok := c.apiKeyDigest(fmt.Sprintf("%s.apiKeys[%d]", p, j), k); ok {
+			a.digests = append(a.digests, d)
+		}
+	}
+}
+
+func (c *Config) validateLimits() {
 	if n := c.Limits.MaxBodyBytes; n < 1024 || n > 16<<20 {
-		return c.errAt("limits.maxBodyBytes", "must be between 1024 and 16777216")
+		c.fail("limits.maxBodyBytes", "must be between 1024 and 16777216")
 	}
 	if n := c.Limits.LoginFailures; n < 1 || n > 1000 {
-		return c.errAt("limits.loginFailures", "must be between 1 and 1000")
+		c.fail("limits.loginFailures", "must be between 1 and 1000")
 	}
 	if d := c.Limits.LoginWindow.D(); d < time.Second || d > 24*time.Hour {
-		return c.errAt("limits.loginWindow", "must be between 1s and 24h")
+		c.fail("limits.loginWindow", "must be between 1s and 24h")
 	}
 	if d := c.Limits.DeliveryLease.D(); d < 5*time.Second || d > time.Hour {
-		return c.errAt("limits.deliveryLease", "must be between 5s and 1h")
+		c.fail("limits.deliveryLease", "must be between 5s and 1h")
 	}
 	if n := c.Limits.MaxConnections; n < 16 || n > 1<<20 {
-		return c.errAt("limits.maxConnections", "must be between 16 and 1048576")
+		c.fail("limits.maxConnections", "must be between 16 and 1048576")
 	}
 	if d := c.Limits.ReadHeaderTimeout.D(); d < time.Second || d > 5*time.Minute {
-		return c.errAt("limits.readHeaderTimeout", "must be between 1s and 5m")
+		c.fail("limits.readHeaderTimeout", "must be between 1s and 5m")
 	}
 	if d := c.Limits.ReadTimeout.D(); d < c.Limits.ReadHeaderTimeout.D() || d > time.Hour {
-		return c.errAt("limits.readTimeout", "must be between limits.readHeaderTimeout (%s) and 1h", c.Limits.ReadHeaderTimeout.D())
+		c.fail("limits.readTimeout", "must be between limits.readHeaderTimeout (%s) and 1h", c.Limits.ReadHeaderTimeout.D())
 	}
 	if d := c.Limits.WriteTimeout.D(); d < time.Second || d > time.Hour {
-		return c.errAt("limits.writeTimeout", "must be between 1s and 1h")
+		c.fail("limits.writeTimeout", "must be between 1s and 1h")
 	}
 	if d := c.Limits.IdleTimeout.D(); d < time.Second || d > time.Hour {
-		return c.errAt("limits.idleTimeout", "must be between 1s and 1h")
+		c.fail("limits.idleTimeout", "must be between 1s and 1h")
 	}
-	return nil
 }
 
 // MaxSavesPerSecond and MaxBurst bound clients[].limits.
@@ -230,9 +249,9 @@ const (
 	MaxBurst          = 1_000_000
 )
 
-func (c *Config) validateTLS() error {
+func (c *Config) validateTLS() {
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
-		return c.errAt("tls", "give both certFile and keyFile")
+		c.fail("tls", "give both certFile and keyFile")
 	}
 	c.proxies = nil
 	for i, s := range c.TrustedProxies {
@@ -240,7 +259,8 @@ func (c *Config) validateTLS() error {
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
 			if aerr != nil || a.Zone() != "" {
-				return c.errAt(fmt.Sprintf("trustedProxies[%d]", i), "must be an IP address or a CIDR range (10.0.0.0/8, fd00::/8)")
+				c.fail(fmt.Sprintf("trustedProxies[%d]", i), "must be an IP address or a CIDR range (10.0.0.0/8, fd00::/8)")
+				continue
 			}
 			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
 		}
@@ -249,49 +269,45 @@ func (c *Config) validateTLS() error {
 		}
 		c.proxies = append(c.proxies, p.Masked())
 	}
-	return nil
 }
 
 // validateLease keeps the delivery lease above what an attempt can take:
 // the destination's timeout, plus as long again waiting in its line for a
 // slot, plus a margin. A lease that ran out under an attempt would let
 // another process try the delivery at the same time.
-func (c *Config) validateLease() error {
+func (c *Config) validateLease() {
 	longest := time.Duration(0)
 	for i := range c.Clients {
 		for _, d := range c.Clients[i].Destinations {
-			longest = max(longest, d.Timeout.D())
+			if t := d.Timeout.D(); t <= MaxTimeout { // a longer one is reported already
+				longest = max(longest, t)
+			}
 		}
 	}
 	if least := 2*longest + 10*time.Second; c.Limits.DeliveryLease.D() < least {
-		return c.errAt("limits.deliveryLease", "must be at least %s: twice the longest destination timeout (%s) and 10s", least, longest)
+		c.fail("limits.deliveryLease", "must be at least %s: twice the longest destination timeout (%s) and 10s", least, longest)
 	}
-	return nil
 }
 
-func (c *Config) validateSecrets() error {
-	check := func(name string, keys []SecretKey, minLen, maxLen int) error {
+func (c *Config) validateSecrets() {
+	check := func(name string, keys []SecretKey, minLen, maxLen int) {
 		seen := map[string]bool{}
 		for i, k := range keys {
 			p := fmt.Sprintf("secrets.%s[%d]", name, i)
 			if !idRE.MatchString(k.ID) || len(k.ID) > 64 {
-				return c.errAt(p+".id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
-			}
-			if seen[k.ID] {
-				return c.errAt(p+".id", "id %q is given twice", k.ID)
+				c.fail(p+".id", "must be 1 to 64 letters, digits, '.', '_' or '-'")
+			} else if seen[k.ID] {
+				c.fail(p+".id", "id %q is given twice", k.ID)
 			}
 			seen[k.ID] = true
 			b, err := base64.StdEncoding.DecodeString(k.Key)
 			if err != nil || len(b) < minLen || len(b) > maxLen {
-				return c.errAt(p+".key", "must be base64 of %s", sizeText(minLen, maxLen))
+				c.fail(p+".key", "must be base64 of %s", sizeText(minLen, maxLen))
 			}
 		}
-		return nil
 	}
-	if err := check("jwtKeys", c.Secrets.JWTKeys, 32, 1024); err != nil {
-		return err
-	}
-	return check("encryptionKeys", c.Secrets.EncryptionKeys, 32, 32)
+	check("jwtKeys", c.Secrets.JWTKeys, 32, 1024)
+	check("encryptionKeys", c.Secrets.EncryptionKeys, 32, 32)
 }
 
 func sizeText(minLen, maxLen int) string {
@@ -301,61 +317,43 @@ func sizeText(minLen, maxLen int) string {
 	return fmt.Sprintf("at least %d bytes", minLen)
 }
 
-func (c *Config) validateClient(i int) error {
+func (c *Config) validateClient(i int) {
 	cl := &c.Clients[i]
 	p := fmt.Sprintf("clients[%d]", i)
 	if !idRE.MatchString(cl.ID) {
-		return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+		c.fail(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+	} else if _, dup := c.clients[cl.ID]; dup {
+		c.fail(p+".id", "client %q is defined twice", cl.ID)
+	} else {
+		c.clients[cl.ID] = cl
 	}
-	if _, dup := c.clients[cl.ID]; dup {
-		return c.errAt(p+".id", "client %q is defined twice", cl.ID)
-	}
-	c.clients[cl.ID] = cl
 	if cl.Subscription != SubscriptionNonSensitive && cl.Subscription != SubscriptionFull {
-		return c.errAt(p+".subscription", "must be non-sensitive or full")
+		c.fail(p+".subscription", "must be non-sensitive or full")
 	}
 	if r := cl.Limits.SavesPerSecond; !(r > 0 && r <= MaxSavesPerSecond) {
-		return c.errAt(p+".limits.savesPerSecond", "must be more than 0 and at most %d", MaxSavesPerSecond)
+		c.fail(p+".limits.savesPerSecond", "must be more than 0 and at most %d", MaxSavesPerSecond)
 	}
 	if b := cl.Limits.Burst; b < 1 || b > MaxBurst {
-		return c.errAt(p+".limits.burst", "must be between 1 and %d", MaxBurst)
+		c.fail(p+".limits.burst", "must be between 1 and %d", MaxBurst)
 	}
 	if len(cl.APIKeys) == 0 {
-		return c.errAt(p+".apiKeys", "at least one API key is needed")
+		c.fail(p+".apiKeys", "at least one API key is needed")
 	}
 	cl.digests = nil
 	for j, k := range cl.APIKeys {
-		d, err := c.apiKeyDigest(fmt.Sprintf("%s.apiKeys[%d]", p, j), k)
-		if err != nil {
-			return err
+		if d, ok := c.apiKeyDigest(fmt.Sprintf("%s.apiKeys[%d]", p, j), k); ok {
+			cl.digests = append(cl.digests, d)
 		}
-		cl.digests = append(cl.digests, d)
 	}
-	if len(cl.Funnels) == 0 {
-		return c.errAt(p+".funnels", "at least one funnel is needed")
-	}
-	for j := range cl.Funnels {
-		f := &cl.Funnels[j]
-		fp := fmt.Sprintf("%s.funnels[%d]", p, j)
-		if !idRE.MatchString(f.ID) {
-			return c.errAt(fp+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
-		}
-		if prev, dup := c.funnels[f.ID]; dup {
-			return c.errAt(fp+".id", "funnel %q is also defined by client %q", f.ID, prev.client.ID)
-		}
-		if !envRE.MatchString(f.Environment) {
-			return c.errAt(fp+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
-		}
-		c.funnels[f.ID] = funnelRef{funnel: f, client: cl}
-	}
+	c.validateFunnels(p, cl)
+	c.validateRetention(p+".retention", cl.Retention)
 	for j := range cl.Destinations {
 		d := &cl.Destinations[j]
 		dp := fmt.Sprintf("%s.destinations[%d]", p, j)
-		if err := c.validateDestination(dp, d); err != nil {
-			return err
-		}
+		c.validateDestination(dp, d)
 		if _, dup := c.destinations[destinationRef{cl.ID, d.ID}]; dup {
-			return c.errAt(dp+".id", "destination %q is defined twice for client %q", d.ID, cl.ID)
+			c.fail(dp+".id", "destination %q is defined twice for client %q", d.ID, cl.ID)
+			continue
 		}
 		c.destinations[destinationRef{cl.ID, d.ID}] = d
 	}
@@ -369,88 +367,130 @@ func (c *Config) validateClient(i int) error {
 			c.destinations[ref] = d
 		}
 	}
-	return nil
 }
 
-func (c *Config) apiKeyDigest(p string, k APIKey) ([32]byte, error) {
+// maxRetention bounds a retention: ten years, past any record-keeping
+// rule, and far from overflowing the times computed from it.
+const maxRetention = 10 * 366 * 24 * time.Hour
+
+func (c *Config) validateRetention(p string, r Retention) {
+	for _, k := range []struct {
+		name string
+		d    time.Duration
+	}{{"bodies", r.Bodies.D()}, {"deliveries", r.Deliveries.D()}, {"records", r.Records.D()}} {
+		if k.name == "records" && k.d == 0 {
+			continue // forever
+		}
+		if k.d < MinRetention || k.d > maxRetention {
+			c.fail(p+"."+k.name, "must be between %s and %s", MinRetention, maxRetention)
+		}
+	}
+}
+
+func (c *Config) validateFunnels(p string, cl *Client) {
+	if len(cl.Funnels) == 0 {
+		c.fail(p+".funnels", "at least one funnel is needed")
+	}
+	for j := range cl.Funnels {
+		f := &cl.Funnels[j]
+		fp := fmt.Sprintf("%s.funnels[%d]", p, j)
+		if !envRE.MatchString(f.Environment) {
+			c.fail(fp+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
+		}
+		if !idRE.MatchString(f.ID) {
+			c.fail(fp+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+			continue
+		}
+		if prev, dup := c.funnels[f.ID]; dup {
+			c.fail(fp+".id", "funnel %q is also defined by client %q", f.ID, prev.client.ID)
+			continue
+		}
+		c.funnels[f.ID] = funnelRef{funnel: f, client: cl}
+	}
+}
+
+// apiKeyDigest reports a key's problem, or returns its digest and true.
+func (c *Config) apiKeyDigest(p string, k APIKey) ([32]byte, bool) {
 	var d [32]byte
 	switch {
 	case (k.SHA256 == "") == (k.Key == ""):
-		return d, c.errAt(p, "give exactly one of sha256 and key")
+		c.fail(p, "give exactly one of sha256 and key")
+		return d, false
 	case k.SHA256 != "":
 		if !hexDigestRE.MatchString(k.SHA256) {
-			return d, c.errAt(p+".sha256", "must be 64 lower-case hexadecimal digits")
+			c.fail(p+".sha256", "must be 64 lower-case hexadecimal digits")
+			return d, false
 		}
 		hex.Decode(d[:], []byte(k.SHA256))
 	default:
 		if len(k.Key) < MinAPIKeyLength {
-			return d, c.errAt(p+".key", "must be at least %d characters", MinAPIKeyLength)
+			c.fail(p+".key", "must be at least %d characters", MinAPIKeyLength)
+			return d, false
 		}
 		d = DigestAPIKey(k.Key)
 	}
-	return d, nil
+	return d, true
 }
 
-func (c *Config) validateDestination(p string, d *Destination) error {
+func (c *Config) validateDestination(p string, d *Destination) {
 	if !idRE.MatchString(d.ID) {
-		return c.errAt(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+		c.fail(p+".id", "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
 	}
 	if !envRE.MatchString(d.Environment) {
-		return c.errAt(p+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
+		c.fail(p+".environment", "must be 1 to 32 lower-case letters, digits, '_' or '-'")
 	}
 	if t := d.Timeout.D(); t <= 0 || t > MaxTimeout {
-		return c.errAt(p+".timeout", "must be more than 0 and at most %s", MaxTimeout)
+		c.fail(p+".timeout", "must be more than 0 and at most %s", MaxTimeout)
 	}
 	if d.Retry.Attempts < 1 || d.Retry.Attempts > 20 {
-		return c.errAt(p+".retry.attempts", "must be between 1 and 20")
+		c.fail(p+".retry.attempts", "must be between 1 and 20")
 	}
 	if t := d.Retry.InitialDelay.D(); t < 0 || t > 24*time.Hour {
-		return c.errAt(p+".retry.initialDelay", "must be between 0s and 24h")
+		c.fail(p+".retry.initialDelay", "must be between 0s and 24h")
 	}
 	if m := d.Retry.Multiplier; m < 1 || m > 10 {
-		return c.errAt(p+".retry.multiplier", "must be between 1 and 10")
+		c.fail(p+".retry.multiplier", "must be between 1 and 10")
 	}
 	if d.Ordering != OrderingPerRecord && d.Ordering != OrderingNone {
-		return c.errAt(p+".ordering", "must be per-record or none")
+		c.fail(p+".ordering", "must be per-record or none")
 	}
 	if d.Format != FormatSeedJSON && d.Format != FormatFHIR {
-		return c.errAt(p+".format", "must be seed-json or fhir-r4")
+		c.fail(p+".format", "must be seed-json or fhir-r4")
 	}
 	switch d.Type {
 	case "webhook":
-		return c.validateWebhook(p, d)
+		c.validateWebhook(p, d)
 	case "sns":
-		return c.validateSNS(p, d)
+		c.validateSNS(p, d)
+	default:
+		c.fail(p+".type", "must be webhook or sns")
 	}
-	return c.errAt(p+".type", "must be webhook or sns")
 }
 
-func (c *Config) validateWebhook(p string, d *Destination) error {
+func (c *Config) validateWebhook(p string, d *Destination) {
 	u, err := url.Parse(d.URL)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return c.errAt(p+".url", "must be an absolute https URL")
-	}
-	if u.Scheme == "http" && !c.Destinations.AllowPlainHTTP {
-		return c.errAt(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
-	}
-	if u.User != nil {
-		return c.errAt(p+".url", "must not hold credentials: use auth.basic")
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		c.fail(p+".url", "must be an absolute https URL")
+	case d.Local && !loopback(u):
+		c.fail(p+".url", "must be http://127.0.0.1:PORT/... or http://[::1]:PORT/... for a local destination")
+	case u.Scheme == "http" && !c.Destinations.AllowPlainHTTP && !d.Local:
+		c.fail(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
+	case u.User != nil:
+		c.fail(p+".url", "must not hold credentials: use auth.basic")
 	}
 	if d.TopicARN != "" || d.Region != "" || d.Endpoint != "" || d.RoleARN != "" {
-		return c.errAt(p, "topicArn, region, endpoint and roleArn belong to sns destinations")
+		c.fail(p, "topicArn, region, endpoint and roleArn belong to sns destinations")
+		return
 	}
-	if err := c.validateAuth(p+".auth", &d.Auth); err != nil {
-		return err
+	c.validateAuth(p+".auth", &d.Auth)
+	for name, value := range d.Headers {
+		c.validateHeader(p+".headers."+name, name, &d.Auth)
+		c.validateHeaderValue(p+".headers."+name, value)
 	}
-	for name := range d.Headers {
-		if err := c.validateHeader(p+".headers."+name, name, &d.Auth); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
-func (c *Config) validateAuth(p string, a *Auth) error {
+func (c *Config) validateAuth(p string, a *Auth) {
 	n := 0
 	for _, set := range []bool{a.APIKey != nil, a.Bearer != nil, a.Basic != nil, a.OAuth2 != nil} {
 		if set {
@@ -458,38 +498,68 @@ func (c *Config) validateAuth(p string, a *Auth) error {
 		}
 	}
 	if n > 1 {
-		return c.errAt(p, "give at most one of apiKey, bearer, basic and oauth2")
+		c.fail(p, "give at most one of apiKey, bearer, basic and oauth2")
+		return
 	}
 	switch {
 	case a.APIKey != nil && (http.CanonicalHeaderKey(a.APIKey.Header) == "" || !validHeaderName(a.APIKey.Header) || a.APIKey.Value == ""):
-		return c.errAt(p+".apiKey", "needs a header name and a value")
+		c.fail(p+".apiKey", "needs a header name and a value")
 	case a.APIKey != nil && c.reservedHeader(a.APIKey.Header):
-		return c.errAt(p+".apiKey.header", "%q is set by pads itself", a.APIKey.Header)
+		c.fail(p+".apiKey.header", "%q is set by pads itself", a.APIKey.Header)
+	case a.APIKey != nil:
+		c.validateHeaderValue(p+".apiKey.value", a.APIKey.Value)
 	case a.Bearer != nil && a.Bearer.Token == "":
-		return c.errAt(p+".bearer.token", "must not be empty")
+		c.fail(p+".bearer.token", "must not be empty")
+	case a.Bearer != nil:
+		c.validateHeaderValue(p+".bearer.token", a.Bearer.Token)
 	case a.Basic != nil && (a.Basic.Username == "" || strings.Contains(a.Basic.Username, ":")):
-		return c.errAt(p+".basic.username", "must not be empty nor contain ':'")
+		c.fail(p+".basic.username", "must not be empty nor contain ':'")
 	case a.OAuth2 != nil:
 		u, err := url.Parse(a.OAuth2.TokenURL)
 		if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && c.Destinations.AllowPlainHTTP)) {
-			return c.errAt(p+".oauth2.tokenURL", "must be an absolute https URL")
+			c.fail(p+".oauth2.tokenURL", "must be an absolute https URL")
 		}
 		if a.OAuth2.ClientID == "" || a.OAuth2.ClientSecret == "" {
-			return c.errAt(p+".oauth2", "needs clientID and clientSecret")
+			c.fail(p+".oauth2", "needs clientID and clientSecret")
 		}
 	}
-	if a.HMAC != nil {
+	if a.HMAC != nil && c.storedSecret(p+".hmac", a.HMAC) {
 		for i, s := range append([]string{a.HMAC.Secret}, a.HMAC.PreviousSecrets...) {
 			sp := p + ".hmac.secret"
 			if i > 0 {
 				sp = fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i-1)
 			}
 			if _, err := WebhookSecret(s); err != nil {
-				return c.errAt(sp, "%v", err)
+				c.fail(sp, "%v", err)
 			}
 		}
 	}
-	return nil
+}
+
+// storedSecret puts a stored secret in h.Secret, reporting false when it
+// cannot (the problem is reported).
+func (c *Config) storedSecret(p string, h *HMACAuth) bool {
+	if h.StoredSecret == "" {
+		return true
+	}
+	if h.Secret != "" {
+		c.fail(p, "give one of secret and storedSecret")
+		return false
+	}
+	s, err := StoredWebhookSecret(c.DataDir, h.StoredSecret)
+	if err != nil {
+		c.fail(p+".storedSecret", "%v", err)
+		return false
+	}
+	h.Secret = s
+	return true
+}
+
+// loopback reports a plain http URL to a loopback IP address. Names are
+// refused: what "localhost" resolves to is not pads' to check.
+func loopback(u *url.URL) bool {
+	ip, err := netip.ParseAddr(u.Hostname())
+	return u.Scheme == "http" && err == nil && ip.IsLoopback()
 }
 
 // WebhookSecret decodes a Standard Webhooks secret: whsec_ and base64 of at
@@ -506,14 +576,24 @@ func WebhookSecret(s string) ([]byte, error) {
 	return b, nil
 }
 
-func (c *Config) validateHeader(p, name string, a *Auth) error {
+func (c *Config) validateHeader(p, name string, a *Auth) {
 	if !validHeaderName(name) {
-		return c.errAt(p, "is not a valid header name")
+		c.fail(p, "is not a valid header name")
+	} else if c.reservedHeader(name) || (strings.EqualFold(name, "Authorization") && (a.Bearer != nil || a.Basic != nil || a.OAuth2 != nil)) {
+		c.fail(p, "is set by pads itself and cannot be overridden")
 	}
-	if c.reservedHeader(name) || (strings.EqualFold(name, "Authorization") && (a.Bearer != nil || a.Basic != nil || a.OAuth2 != nil)) {
-		return c.errAt(p, "is set by pads itself and cannot be overridden")
+}
+
+// validateHeaderValue refuses control characters (a tab aside) in a value
+// sent as a header: CR or LF would split the header, and Go's client
+// refuses such a request, so every attempt would fail.
+func (c *Config) validateHeaderValue(p, value string) {
+	for _, r := range value {
+		if (r < 0x20 && r != '\t') || r == 0x7f {
+			c.fail(p, "must not contain control characters (CR, LF, NUL, ...)")
+			return
+		}
 	}
-	return nil
 }
 
 // reservedHeader reports headers that carry the delivery's identity,
@@ -539,29 +619,27 @@ func validHeaderName(s string) bool {
 	return true
 }
 
-func (c *Config) validateSNS(p string, d *Destination) error {
+func (c *Config) validateSNS(p string, d *Destination) {
 	m := topicARNRE.FindStringSubmatch(d.TopicARN)
-	if m == nil {
-		return c.errAt(p+".topicArn", "must be an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>")
-	}
-	if d.Region == "" {
-		return c.errAt(p+".region", "is required for sns destinations")
-	}
-	if d.Region != m[1] {
-		return c.errAt(p+".region", "%q disagrees with the topic ARN's region %q", d.Region, m[1])
+	switch {
+	case m == nil:
+		c.fail(p+".topicArn", "must be an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>")
+	case d.Region == "":
+		c.fail(p+".region", "is required for sns destinations")
+	case d.Region != m[1]:
+		c.fail(p+".region", "%q disagrees with the topic ARN's region %q", d.Region, m[1])
 	}
 	if d.Endpoint != "" {
 		if u, err := url.Parse(d.Endpoint); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-			return c.errAt(p+".endpoint", "must be an absolute URL")
+			c.fail(p+".endpoint", "must be an absolute URL")
 		} else if u.Scheme == "http" && !c.Destinations.AllowPlainHTTP {
-			return c.errAt(p+".endpoint", "must use https (set destinations.allowPlainHTTP only for development)")
+			c.fail(p+".endpoint", "must use https (set destinations.allowPlainHTTP only for development)")
 		}
 	}
 	if d.RoleARN != "" && !roleARNRE.MatchString(d.RoleARN) {
-		return c.errAt(p+".roleArn", "must be an IAM role ARN, arn:aws:iam::<account>:role/<name>")
+		c.fail(p+".roleArn", "must be an IAM role ARN, arn:aws:iam::<account>:role/<name>")
 	}
-	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) {
-		return c.errAt(p, "url, headers and auth belong to webhook destinations")
+	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) || d.Local {
+		c.fail(p, "url, headers, auth and local belong to webhook destinations")
 	}
-	return nil
 }

@@ -133,6 +133,10 @@ type view struct {
 	Now    time.Time
 	Notice string
 	Page   any // the page's own data
+	// LogoffAfter is when, in seconds, the page leaves for the sign-in
+	// form if the operator does nothing: just past the inactivity
+	// timeout, so no patient's delivery stays on an unattended screen.
+	LogoffAfter int
 
 	actor     string // "console:<admin>"
 	sessionID string
@@ -170,7 +174,8 @@ func (c *Console) signedIn(h page) http.Handler {
 			http.Redirect(w, r, signInPath+"?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
-		v := &view{Admin: sess.admin, CSRF: sess.csrf, Now: c.d.Now().UTC(), actor: "console:" + sess.admin, sessionID: id}
+		v := &view{Admin: sess.admin, CSRF: sess.csrf, Now: c.d.Now().UTC(), actor: "console:" + sess.admin, sessionID: id,
+			LogoffAfter: int(c.idle()/time.Second) + 1}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 			if crossSite(r) || !sameToken(r.PostFormValue("csrf"), sess.csrf) {
@@ -186,13 +191,14 @@ func (c *Console) signedIn(h page) http.Handler {
 }
 
 // session returns the request's live session and its id. A session whose
-// admin was removed from the config ends.
+// admin was removed from the config ends, as does one idle for the
+// config's console.inactivityTimeout.
 func (c *Console) session(r *http.Request) (string, *session) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return "", nil
 	}
-	sess, ok := c.sessions.get(ck.Value)
+	sess, ok := c.sessions.get(ck.Value, c.idle())
 	if !ok {
 		return "", nil
 	}
@@ -201,6 +207,15 @@ func (c *Console) session(r *http.Request) (string, *session) {
 		return "", nil
 	}
 	return ck.Value, sess
+}
+
+// idle is the config's console.inactivityTimeout (its default for a config
+// not loaded from a file).
+func (c *Console) idle() time.Duration {
+	if d := c.d.Config().Console.InactivityTimeout.D(); d > 0 {
+		return d
+	}
+	return config.DefaultInactivityTimeout
 }
 
 // crossSite reports whether the browser says the request comes from

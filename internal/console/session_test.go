@@ -19,22 +19,44 @@ func TestSessionsExpireEndAndKeepNoIDInClear(t *testing.T) {
 			t.Fatal("a session is kept by its id in clear")
 		}
 	}
-	if got, ok := s.get(id); !ok || got.admin != "ops" {
+	if got, ok := s.get(id, 2*time.Hour); !ok || got.admin != "ops" {
 		t.Fatalf("get: %+v %v", got, ok)
 	}
-	if _, ok := s.get(id + "x"); ok {
+	if _, ok := s.get(id+"x", 2*time.Hour); ok {
 		t.Fatal("another id opened the session")
 	}
 	s.end(other)
-	if _, ok := s.get(other); ok {
+	if _, ok := s.get(other, 2*time.Hour); ok {
 		t.Fatal("an ended session lives on")
 	}
 	now = now.Add(time.Hour)
-	if _, ok := s.get(id); ok {
+	if _, ok := s.get(id, 2*time.Hour); ok {
 		t.Fatal("a session outlived its lifetime")
 	}
 	if len(s.m) != 0 {
 		t.Fatalf("%d sessions kept after they ended", len(s.m))
+	}
+}
+
+// TestSessionsEndAfterInactivity: a session that sees no request for the
+// inactivity timeout ends; each request starts the timeout again.
+func TestSessionsEndAfterInactivity(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s := newSessions(func() time.Time { return now })
+	id, _ := s.open("ops", time.Hour)
+	for range 3 {
+		now = now.Add(14 * time.Minute)
+		if _, ok := s.get(id, 15*time.Minute); !ok {
+			t.Fatal("an active session was logged off")
+		}
+	}
+	now = now.Add(15 * time.Minute)
+	if _, ok := s.get(id, 15*time.Minute); ok {
+		t.Fatal("a session idle for the whole timeout lives on")
+	}
+	if _, ok := s.get(id, time.Hour); ok {
+		t.Fatal("a session logged off came back")
 	}
 }
 

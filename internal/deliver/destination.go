@@ -3,13 +3,14 @@ package deliver
 import (
 	"time"
 
+	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/store"
 )
 
 // Destination is where one client's results go, as the config in force
 // says at the moment of an attempt: deliveries name their destination by
 // (client, id) and are resolved to a Destination at each attempt, so a
-// rotated URL or secret takes effect for retries and replays. cmd/pads
+// rotated URL or secret takes effect for retries and replays. FromConfig
 // builds these from the config; senders read nothing else.
 type Destination struct {
 	Ref  store.DestinationRef
@@ -19,10 +20,14 @@ type Destination struct {
 	Timeout time.Duration
 	Retry   Retry
 
-	// Webhook settings.
-	URL     string
-	Headers map[string]string
-	Auth    Auth
+	// Webhook settings. Auth is the config's as written: at most one
+	// method (deliver/webhook applies it); HMACKeys sign every delivery,
+	// the current secret first, then each previous one while a secret is
+	// rotated.
+	URL      string
+	Headers  map[string]string
+	Auth     config.Auth
+	HMACKeys [][]byte
 
 	// SNS settings.
 	TopicARN string
@@ -49,32 +54,6 @@ type Retry struct {
 	Attempts     int
 	InitialDelay time.Duration
 	Multiplier   float64
-}
-
-// Auth is how pads authenticates to a webhook: at most one of APIKey,
-// Bearer, Basic and OAuth2, plus HMAC signing when HMACKeys is not empty.
-type Auth struct {
-	APIKey *APIKeyAuth
-	Bearer string // a token for Authorization: Bearer
-	Basic  *BasicAuth
-	OAuth2 *OAuth2Auth
-	// HMACKeys sign every delivery, the current secret first, then each
-	// previous one while a secret is rotated.
-	HMACKeys [][]byte
-}
-
-// APIKeyAuth sends a fixed key in a header.
-type APIKeyAuth struct{ Header, Value string }
-
-// BasicAuth sends HTTP Basic credentials.
-type BasicAuth struct{ Username, Password string }
-
-// OAuth2Auth gets a token by the client-credentials grant.
-type OAuth2Auth struct {
-	TokenURL     string
-	ClientID     string
-	ClientSecret string
-	Scopes       []string
 }
 
 // Reloader is a Sender that keeps something per destination (connections,

@@ -2,7 +2,6 @@ package deliver_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/pads-dev/pads/internal/config"
@@ -39,10 +39,12 @@ func (o *countingOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]s
 	return c, err
 }
 
+// slowSender answers every attempt after a round trip of a millisecond
+// (on a synctest bubble's clock) and counts them.
 type slowSender struct{ sent atomic.Int64 }
 
 func (s *slowSender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
-	time.Sleep(time.Millisecond)
+	<-time.After(time.Millisecond)
 	s.sent.Add(1)
 	return deliver.Result{StatusCode: 200}
 }
@@ -56,33 +58,30 @@ func (noObserver) ObserveAttempt(string, string, time.Duration) {}
 // backlog to find nothing).
 func TestBacklogDrainsWithoutWastedClaims(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	resolve, s := oneWebhook(t)
-	const backlog = 400
-	enqueue(t, s, backlog)
+	synctest.Test(t, func(t *testing.T) {
+		const backlog = 400
+		mem := newMemOutbox()
+		for range backlog {
+			mem.add("hook")
+		}
+		outbox := &countingOutbox{Outbox: mem}
+		sender := &slowSender{}
+		d := startDispatcher(outbox, sender, nil, deliver.Options{Poll: time.Hour})
+		advance(time.Minute)
+		d.Stop(context.Background())
 
-	outbox := &countingOutbox{Outbox: s}
-	sender := &slowSender{}
-	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender},
-		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: time.Hour})
-	d.Start()
-	deadline := time.Now().Add(30 * time.Second)
-	for sender.sent.Load() < backlog && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	d.Stop(ctx)
-
-	if n := sender.sent.Load(); n != backlog {
-		t.Fatalf("sent %d of %d", n, backlog)
-	}
-	if n := outbox.wasted.Load(); n != 0 {
-		t.Errorf("%d claims skipped the full line and found nothing (of %d claims)", n, outbox.claims.Load())
-	}
-	// 400 deliveries in lines of 32: a claim per refill, some refills
-	// finding the line only partly drained.
-	if n := outbox.claims.Load(); n > 3*backlog/32 {
-		t.Errorf("%d claims for %d deliveries; want at most one per ~%d", n, backlog, 32/3)
-	}
+		if n := sender.sent.Load(); n != backlog {
+			t.Fatalf("sent %d of %d", n, backlog)
+		}
+		if n := outbox.wasted.Load(); n != 0 {
+			t.Errorf("%d claims skipped the full line and found nothing (of %d claims)", n, outbox.claims.Load())
+		}
+		// 400 deliveries in lines of 32: a claim per refill, some refills
+		// finding the line only partly drained.
+		if n := outbox.claims.Load(); n > 3*backlog/32 {
+			t.Errorf("%d claims for %d deliveries; want at most one per ~%d", n, backlog, 32/3)
+		}
+	})
 }
 
 // blockedOutbox holds every Finish until release is closed.
@@ -100,26 +99,23 @@ func (o *blockedOutbox) Finish(ctx context.Context, f store.Finished) error {
 // answered, not once the attempt is recorded: recording waits for a commit.
 func TestSlotFreedBeforeTheAttemptIsRecorded(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	resolve, s := oneWebhook(t)
-	const deliveries, perDestination = 6, 2
-	enqueue(t, s, deliveries)
-
-	outbox := &blockedOutbox{Outbox: s, release: make(chan struct{})}
-	sender := &slowSender{}
-	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender},
-		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, PerDestination: perDestination})
-	d.Start()
-	deadline := time.Now().Add(20 * time.Second)
-	for sender.sent.Load() < deliveries && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	sent := sender.sent.Load()
-	close(outbox.release)
-	d.Stop(ctx)
-	if sent != deliveries {
-		t.Fatalf("with every Finish held, %d of %d deliveries were sent through %d slots", sent, deliveries, perDestination)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const deliveries, perDestination = 6, 2
+		mem := newMemOutbox()
+		for range deliveries {
+			mem.add("hook")
+		}
+		outbox := &blockedOutbox{Outbox: mem, release: make(chan struct{})}
+		sender := &slowSender{}
+		d := startDispatcher(outbox, sender, nil, deliver.Options{Poll: 10 * time.Millisecond, PerDestination: perDestination})
+		advance(time.Second)
+		sent := sender.sent.Load()
+		close(outbox.release)
+		d.Stop(context.Background())
+		if sent != deliveries {
+			t.Fatalf("with every Finish held, %d of %d deliveries were sent through %d slots", sent, deliveries, perDestination)
+		}
+	})
 }
 
 // oneWebhook opens a store whose saves (see enqueue) go to one webhook
@@ -168,47 +164,6 @@ func enqueue(t *testing.T, h *harness, n int) {
 	}
 }
 
-// panickySender panics on its first attempt, then delivers.
-type panickySender struct{ calls atomic.Int64 }
-
-func (s *panickySender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
-	if s.calls.Add(1) == 1 {
-		panic("boom")
-	}
-	return deliver.Result{StatusCode: 200}
-}
-
-// A panic in an attempt fails that attempt only: it is logged, the
-// dispatcher goes on, and the delivery is tried again once its lease ends.
-func TestAPanickingAttemptIsLoggedAndTriedAgain(t *testing.T) {
-	t.Parallel()
-	resolve, s := oneWebhook(t)
-	enqueue(t, s, 1)
-	var logs syncBuffer
-	sender := &panickySender{}
-	d := deliver.NewDispatcher(s, resolve, map[string]deliver.Sender{"webhook": sender},
-		slog.New(slog.NewTextHandler(&logs, nil)), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, Lease: 200 * time.Millisecond})
-	d.Start()
-	defer d.Stop(context.Background())
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		ds, err := s.Deliveries(context.Background(), store.DeliveryFilter{State: store.Delivered})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ds) == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := sender.calls.Load(); n != 2 {
-		t.Fatalf("%d attempts, want the panicking one and its retry", n)
-	}
-	if !strings.Contains(logs.String(), "panic in a delivery attempt") {
-		t.Fatalf("log:\n%s", logs.String())
-	}
-}
-
 type syncBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder
@@ -226,132 +181,35 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// flakyFinish answers the first finishes ErrUnavailable, as a database
-// that is restarting would.
-type flakyFinish struct {
+// finishedOutbox tells done of every attempt recorded.
+type finishedOutbox struct {
 	store.Outbox
-	failures atomic.Int64
+	done chan struct{}
 }
 
-func (o *flakyFinish) Finish(ctx context.Context, f store.Finished) error {
-	if o.failures.Add(-1) >= 0 {
-		return fmt.Errorf("finish: %w", store.ErrUnavailable)
+func (o *finishedOutbox) Finish(ctx context.Context, f store.Finished) error {
+	err := o.Outbox.Finish(ctx, f)
+	select {
+	case o.done <- struct{}{}:
+	default: // the test has seen one already
 	}
-	return o.Outbox.Finish(ctx, f)
-}
-
-// An attempt that cannot be recorded while the database is away is
-// recorded once it is back, not left leased until its lease ends.
-func TestAnAttemptIsRecordedOnceTheDatabaseIsBack(t *testing.T) {
-	t.Parallel()
-	resolve, s := oneWebhook(t)
-	enqueue(t, s, 1)
-	outbox := &flakyFinish{Outbox: s}
-	outbox.failures.Store(3)
-	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": &slowSender{}},
-		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
-	d.Start()
-	defer d.Stop(context.Background())
-	deadline := time.Now().Add(10 * time.Second) // the lease is 2 minutes
-	for time.Now().Before(deadline) {
-		if ds, _ := s.Deliveries(context.Background(), store.DeliveryFilter{State: store.Delivered}); len(ds) == 1 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the delivery was not recorded as delivered once the database answered again")
-}
-
-// refusedHold is a database that will not let this process hold its owner.
-type refusedHold struct {
-	store.Outbox
-	claims atomic.Int64
-}
-
-func (*refusedHold) HoldOwner(context.Context, string) (store.OwnerHold, error) {
-	return nil, errors.New("hold owner: too many clients already")
-}
-
-func (o *refusedHold) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
-	o.claims.Add(1)
-	return o.Outbox.Claim(ctx, req)
-}
-
-// A dispatcher that does not hold its owner claims nothing: another
-// process would take such leases over while they are being tried.
-func TestNoClaimWithoutAHeldOwner(t *testing.T) {
-	t.Parallel()
-	resolve, s := oneWebhook(t)
-	enqueue(t, s, 1)
-	outbox := &refusedHold{Outbox: s}
-	sender := &slowSender{}
-	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender},
-		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
-	d.Start()
-	time.Sleep(300 * time.Millisecond)
-	d.Stop(context.Background())
-	if n, sent := outbox.claims.Load(), sender.sent.Load(); n != 0 || sent != 0 {
-		t.Fatalf("%d claims and %d attempts without a held owner", n, sent)
-	}
-}
-
-// concurrentSender records how many attempts of one message run at once.
-type concurrentSender struct {
-	mu      sync.Mutex
-	running map[string]int
-	most    int
-	calls   atomic.Int64
-}
-
-func (s *concurrentSender) Send(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
-	s.calls.Add(1)
-	s.mu.Lock()
-	s.running[m.ID]++
-	s.most = max(s.most, s.running[m.ID])
-	s.mu.Unlock()
-	time.Sleep(1500 * time.Millisecond) // longer than the lease
-	s.mu.Lock()
-	s.running[m.ID]--
-	s.mu.Unlock()
-	return deliver.Result{StatusCode: 200}
-}
-
-// A delivery whose lease runs out while its attempt is under way is not
-// started a second time by the process that is trying it.
-func TestALeaseThatRunsOutDoesNotStartASecondAttempt(t *testing.T) {
-	t.Parallel()
-	resolve, s := oneWebhook(t)
-	enqueue(t, s, 1)
-	sender := &concurrentSender{running: map[string]int{}}
-	d := deliver.NewDispatcher(s, resolve, map[string]deliver.Sender{"webhook": sender},
-		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, Lease: 300 * time.Millisecond})
-	d.Start()
-	time.Sleep(2 * time.Second)
-	d.Stop(context.Background())
-	sender.mu.Lock()
-	defer sender.mu.Unlock()
-	if sender.most != 1 {
-		t.Fatalf("%d attempts of one delivery ran at once", sender.most)
-	}
+	return err
 }
 
 // waitForDelivery waits until the store's only delivery has had an attempt
-// and returns it.
-func waitForDelivery(t *testing.T, s store.Store) store.Delivery {
+// recorded through o and returns it.
+func waitForDelivery(t *testing.T, s store.Store, o *finishedOutbox) store.Delivery {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		ds, err := s.Deliveries(context.Background(), store.DeliveryFilter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ds) == 1 && ds[0].Attempts > 0 {
-			return ds[0]
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-o.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no attempt was recorded")
 	}
-	t.Fatal("no attempt was recorded")
-	return store.Delivery{}
+	ds, err := s.Deliveries(context.Background(), store.DeliveryFilter{})
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("deliveries %v, %v", ds, err)
+	}
+	return ds[0]
 }
 
 // A destination this process's config does not know may be one another
@@ -374,10 +232,11 @@ func TestADeliveryToAnUnknownDestinationWaitsOutTheGrace(t *testing.T) {
 			unknown := func(store.DestinationRef) (*deliver.Destination, bool) { return nil, false }
 			now := func() time.Time { return time.Now().Add(tt.age) }
 			sender := &slowSender{}
-			d := deliver.NewDispatcher(s, unknown, map[string]deliver.Sender{"webhook": sender},
+			o := &finishedOutbox{Outbox: s, done: make(chan struct{}, 1)}
+			d := deliver.NewDispatcher(o, unknown, map[string]deliver.Sender{"webhook": sender},
 				slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond, Now: now})
 			d.Start()
-			got := waitForDelivery(t, s)
+			got := waitForDelivery(t, s, o)
 			d.Stop(context.Background())
 			if got.State != tt.state || got.LastError != deliver.ClassDestinationRemoved || sender.sent.Load() != 0 {
 				t.Fatalf("delivery %+v after %d sends, want %s", got, sender.sent.Load(), tt.state)
@@ -408,10 +267,11 @@ func TestAnUnreadablePayloadFailsWithoutASend(t *testing.T) {
 	resolve, s := oneWebhook(t)
 	enqueue(t, s, 1)
 	sender := &slowSender{}
-	d := deliver.NewDispatcher(unreadableClaims{s}, resolve, map[string]deliver.Sender{"webhook": sender},
+	o := &finishedOutbox{Outbox: unreadableClaims{s}, done: make(chan struct{}, 1)}
+	d := deliver.NewDispatcher(o, resolve, map[string]deliver.Sender{"webhook": sender},
 		slog.New(slog.DiscardHandler), noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
 	d.Start()
-	got := waitForDelivery(t, s)
+	got := waitForDelivery(t, s, o)
 	d.Stop(context.Background())
 	if got.State != store.Failed || got.LastError != deliver.ClassPayloadUnreadable || sender.sent.Load() != 0 {
 		t.Fatalf("delivery %+v after %d sends", got, sender.sent.Load())

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/pads-dev/pads/internal/deliver"
@@ -46,7 +47,8 @@ func (o *onceOutbox) done() map[int64]store.Finished {
 	return out
 }
 
-func (o *onceOutbox) Release(context.Context, string, []int64) error { return nil }
+func (o *onceOutbox) Held(context.Context, string, int64) (bool, error) { return true, nil }
+func (o *onceOutbox) Release(context.Context, string, []int64) error    { return nil }
 func (o *onceOutbox) HoldOwner(context.Context, string) (store.OwnerHold, error) {
 	return noHold{}, nil
 }
@@ -93,14 +95,13 @@ func TestAnAttemptSendsTheBodyOfItsDestinationsFormat(t *testing.T) {
 		claimed(1, "json", bundle), claimed(2, "fhir", bundle), claimed(3, "default", bundle), claimed(4, "fhir", nil)}}
 	sender := &recordingSender{sent: map[string]deliver.Message{}}
 	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { d, ok := dests[ref.ID]; return d, ok }
-	d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender}, slog.New(slog.DiscardHandler),
-		noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
-	d.Start()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(outbox.done()) < 4 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	d.Stop(context.Background())
+	synctest.Test(t, func(t *testing.T) {
+		d := deliver.NewDispatcher(outbox, resolve, map[string]deliver.Sender{"webhook": sender}, slog.New(slog.DiscardHandler),
+			noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
+		d.Start()
+		advance(time.Second)
+		d.Stop(context.Background())
+	})
 	want := map[string]struct{ format, body string }{
 		"msg_json1":    {deliver.FormatSeedJSON, `{"uuid":"u"}`},
 		"msg_fhir2":    {deliver.FormatFHIR, string(bundle)},

@@ -25,9 +25,9 @@ func admin(d Deps, h adminHandler) http.Handler {
 			return
 		}
 		// Removed since the token was issued, or the key it was issued
-		// under is.
+		// under is, or its tokens were revoked (pads tokens revoke --admin).
 		a := d.Config().Admin(claims.Subject)
-		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) {
+		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) || d.Revocations.RevokedAdmin(claims) {
 			invalidToken(w, r)
 			return
 		}
@@ -53,29 +53,38 @@ func operatorFailed(d Deps, w http.ResponseWriter, r *http.Request, err error) {
 }
 
 type deliveryJSON struct {
-	ID             int64     `json:"id"`
-	MessageID      string    `json:"messageId"`
-	ClientID       string    `json:"clientId"`
-	PatientUUID    string    `json:"patientUUID"`
-	AssessmentType string    `json:"assessmentType"`
-	FunnelID       string    `json:"funnelID"`
-	DataType       string    `json:"dataType"`
-	Destination    string    `json:"destination"`
-	State          string    `json:"state"`
-	Series         int       `json:"series"`
-	Attempts       int       `json:"attempts"`
-	NextAt         time.Time `json:"nextAt"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	LastError      string    `json:"lastError,omitempty"`
-	Model          string    `json:"model"`
+	ID             int64      `json:"id"`
+	MessageID      string     `json:"messageId"`
+	ClientID       string     `json:"clientId"`
+	PatientUUID    string     `json:"patientUUID"`
+	AssessmentType string     `json:"assessmentType"`
+	FunnelID       string     `json:"funnelID"`
+	DataType       string     `json:"dataType"`
+	Destination    string     `json:"destination"`
+	State          string     `json:"state"`
+	Series         int        `json:"series"`
+	Attempts       int        `json:"attempts"`
+	NextAt         *time.Time `json:"nextAt,omitempty"` // pending deliveries only
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	LastError      string     `json:"lastError,omitempty"`
+	Model          string     `json:"model"`
 }
 
 func toJSON(x store.Delivery) deliveryJSON {
 	return deliveryJSON{ID: x.ID, MessageID: x.MessageID, ClientID: x.Key.ClientID, PatientUUID: x.Key.PatientUUID,
 		AssessmentType: x.Key.AssessmentType, FunnelID: x.FunnelID, DataType: string(x.DataType), Destination: x.Destination,
-		State: x.State, Series: x.Series, Attempts: x.Attempts, NextAt: x.NextAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt,
+		State: x.State, Series: x.Series, Attempts: x.Attempts, NextAt: nextAt(x), CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt,
 		LastError: x.LastError, Model: x.Model}
+}
+
+// nextAt is when a pending delivery is tried next; a delivered or failed
+// one has no next attempt (the store keeps a sentinel time for it).
+func nextAt(x store.Delivery) *time.Time {
+	if x.State != store.Pending {
+		return nil
+	}
+	return &x.NextAt
 }
 
 func handleListDeliveries(d Deps) adminHandler {
@@ -203,4 +212,32 @@ func idParam(w http.ResponseWriter, r *http.Request) (int64, bool) {
 		return 0, false
 	}
 	return id, true
+}
+
+// handleErase erases one patient's data under a client: 404 for a client
+// not in the config, 200 with the counts (zeros when nothing was stored).
+func handleErase(d Deps) adminHandler {
+	return func(w http.ResponseWriter, r *http.Request, actor string) {
+		var in struct {
+			Client  string `json:"client"`
+			Patient string `json:"patient"`
+			Email   string `json:"email"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<10))
+		if json.Unmarshal(body, &in) != nil || in.Client == "" || (in.Patient == "") == (in.Email == "") {
+			writeError(w, r, http.StatusBadRequest, `Body must be {"client": client id, "patient": patient uuid} or {"client": client id, "email": email}`)
+			return
+		}
+		n, err := d.Operator.Erase(r.Context(), actor, operator.PatientRequest{ClientID: in.Client, PatientUUID: in.Patient, Email: in.Email})
+		if errors.Is(err, operator.ErrUnknownClient) {
+			writeError(w, r, http.StatusNotFound, "Unknown client")
+			return
+		}
+		if err != nil {
+			operatorFailed(d, w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"erased": n.Records > 0, "records": n.Records, "events": n.Events,
+			"deliveries": n.Deliveries, "cancelled": n.Cancelled, "attempts": n.Attempts})
+	}
 }

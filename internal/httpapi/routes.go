@@ -20,6 +20,7 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/admin/deliveries/{id}/replay", admin(d, handleReplayDelivery(d)))
 	rt.handle("POST", "/admin/replays", admin(d, handleReplayFailed(d)))
 	rt.handle("GET", "/admin/audit", admin(d, handleAuditLog(d)))
+	rt.handle("POST", "/admin/erasures", admin(d, handleErase(d)))
 	// The operator console: HTML pages for people, not in docs/openapi.yaml
 	// (console.IsConsolePath); its forms post to the console's own paths.
 	c := newConsole(d)

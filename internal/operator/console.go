@@ -25,7 +25,7 @@ const (
 // Actions lists every action name, for front ends that filter the audit
 // log by action.
 var Actions = []string{ActionList, ActionShow, ActionReplay, ActionReplayFailed, ActionCountFailed, ActionAuditRead,
-	ActionReseal, ActionBackup, ActionOverview, ActionSignIn, ActionSignOut}
+	ActionReseal, ActionBackup, ActionErase, ActionExport, ActionOverview, ActionSignIn, ActionSignOut}
 
 // What the overview measures.
 const (

@@ -15,6 +15,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash"
@@ -26,6 +27,8 @@ const (
 	keySize   = 32
 	maxKeyID  = 64
 	indexInfo = "pads email index v1"
+	refInfo   = "pads audit reference v1"
+	refSize   = 16 // bytes of the HMAC a reference keeps: 128 bits
 )
 
 // ErrOpen is returned for sealed data that cannot be opened: unknown key id,
@@ -45,6 +48,9 @@ type entry struct {
 	// derived from the secret. Reset, a hash starts again from its keyed
 	// state: a fresh one would hash the key's pads again for every save.
 	index *sync.Pool
+	// ref keys the audit log's references (see Ref), apart from the
+	// blind index: a reference never matches an index.
+	ref []byte
 }
 
 // Keyring seals with its first key and opens with any of its keys.
@@ -81,7 +87,11 @@ func NewKeyring(keys []Key) (*Keyring, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seal: key %q: %w", k.ID, err)
 		}
-		kr.keys[i] = entry{id: k.ID, aead: aead, index: &sync.Pool{New: func() any { return hmac.New(sha256.New, index) }}}
+		ref, err := hkdf.Key(sha256.New, k.Secret, nil, refInfo, keySize)
+		if err != nil {
+			return nil, fmt.Errorf("seal: key %q: %w", k.ID, err)
+		}
+		kr.keys[i] = entry{id: k.ID, aead: aead, index: &sync.Pool{New: func() any { return hmac.New(sha256.New, index) }}, ref: ref}
 		kr.byID[k.ID] = &kr.keys[i]
 	}
 	return kr, nil
@@ -167,4 +177,32 @@ func (e *entry) blindIndex(value string) []byte {
 	sum := m.Sum(nil)
 	e.index.Put(m)
 	return sum
+}
+
+// Ref returns the audit log's reference to value of kind under client
+// (kind "patient" and a patient uuid, or "email" and a normalized email):
+// "<kind>:<key id>:<22 characters>", the first 128 bits of
+// HMAC-SHA256(HKDF-SHA256(the first key's secret, "pads audit reference
+// v1"), kind NUL client NUL value), base64url. Without the key it reveals
+// nothing and cannot be reversed; with it, an operator asked about one
+// patient can recompute it (Refs) and find the entries that name them.
+func (kr *Keyring) Ref(kind, clientID, value string) string {
+	return kr.keys[0].reference(kind, clientID, value)
+}
+
+// Refs returns the reference of value under every key, the first key's
+// first: entries written before a key rotation name a patient under the
+// key first then.
+func (kr *Keyring) Refs(kind, clientID, value string) []string {
+	out := make([]string, len(kr.keys))
+	for i := range kr.keys {
+		out[i] = kr.keys[i].reference(kind, clientID, value)
+	}
+	return out
+}
+
+func (e *entry) reference(kind, clientID, value string) string {
+	m := hmac.New(sha256.New, e.ref)
+	m.Write([]byte(kind + "\x00" + clientID + "\x00" + value))
+	return kind + ":" + e.id + ":" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:refSize])
 }

@@ -5,8 +5,10 @@ import (
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -123,4 +125,42 @@ func TestIndexIsTheKeyedHashEveryTime(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// The audit log's references must stay the documented keyed hash, differ
+// by kind, client and key, and never equal the blind index.
+func TestRefIsTheDocumentedKeyedHash(t *testing.T) {
+	t.Parallel()
+	k := key("e1", 9)
+	kr, err := seal.NewKeyring([]seal.Key{k, key("e0", 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refKey, err := hkdf.Key(sha256.New, k.Secret, nil, "pads audit reference v1", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hmac.New(sha256.New, refKey)
+	m.Write([]byte("patient\x00acme\x005f0c6a4e-3b1d-4d6e-9a52-2f7c1e0b9d41"))
+	want := "patient:e1:" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+	if got := kr.Ref("patient", "acme", "5f0c6a4e-3b1d-4d6e-9a52-2f7c1e0b9d41"); got != want {
+		t.Fatalf("Ref = %q, want %q", got, want)
+	}
+	refs := kr.Refs("patient", "acme", "5f0c6a4e-3b1d-4d6e-9a52-2f7c1e0b9d41")
+	if len(refs) != 2 || refs[0] != want || !strings.HasPrefix(refs[1], "patient:e0:") {
+		t.Fatalf("Refs = %q", refs)
+	}
+	others := []string{
+		kr.Ref("email", "acme", "5f0c6a4e-3b1d-4d6e-9a52-2f7c1e0b9d41"),
+		kr.Ref("patient", "globex", "5f0c6a4e-3b1d-4d6e-9a52-2f7c1e0b9d41"),
+		refs[1],
+	}
+	for _, o := range others {
+		if strings.TrimPrefix(strings.TrimPrefix(o, "email:"), "patient:")[3:] == want[len("patient:e1:"):] {
+			t.Errorf("%q shares its hash with %q", o, want)
+		}
+	}
+	if strings.Contains(want, base64.RawURLEncoding.EncodeToString(kr.Index("5f0c6a4e-3b1d-4d6e-9a52-2f7c1e0b9d41")[:16])) {
+		t.Error("a reference equals the blind index")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -43,6 +44,11 @@ const (
 type Sender struct {
 	load          []func(*awsconfig.LoadOptions) error
 	guarded, open aws.HTTPClient
+	// creds fetches credentials: from the instance metadata service
+	// (169.254.169.254), a container's credentials endpoint or STS. Those
+	// are the operator's, not a destination's, so they are not behind the
+	// SSRF guard; the publish is.
+	creds aws.HTTPClient
 
 	mu      sync.Mutex
 	clients map[store.DestinationRef]client
@@ -70,7 +76,8 @@ var _ deliver.Reloader = (*Sender)(nil)
 // configuration chain (tests give static credentials); credentials
 // otherwise come from the environment, shared config or the instance role.
 func NewSender(load ...func(*awsconfig.LoadOptions) error) *Sender {
-	return &Sender{load: load, guarded: awsClient(true), open: awsClient(false), clients: map[store.DestinationRef]client{}}
+	return &Sender{load: load, guarded: awsClient(true), open: awsClient(false), creds: credentialsClient(),
+		clients: map[store.DestinationRef]client{}}
 }
 
 // Reload drops the clients of destinations that are gone or whose
@@ -99,6 +106,20 @@ func awsClient(guarded bool) aws.HTTPClient {
 				d.Control = egress.Guard
 			}
 		}).
+		WithTransportOptions(func(t *http.Transport) { t.Proxy = nil })
+}
+
+// credentialsFetchTimeout bounds one credentials fetch. The SDK's cache
+// lets one fetch run at a time, past the deadline of the attempt that
+// started it (each attempt still waits no longer than its own deadline),
+// so the fetch needs a bound of its own.
+const credentialsFetchTimeout = 30 * time.Second
+
+// credentialsClient is the client of the AWS credentials chain: no proxy,
+// no SSRF guard, each fetch bounded.
+func credentialsClient() aws.HTTPClient {
+	return awshttp.NewBuildableClient().
+		WithTimeout(credentialsFetchTimeout).
 		WithTransportOptions(func(t *http.Transport) { t.Proxy = nil })
 }
 
@@ -151,7 +172,7 @@ func (s *Sender) client(ctx context.Context, d *deliver.Destination) (*awssns.Cl
 	}
 	opts := append([]func(*awsconfig.LoadOptions) error{
 		awsconfig.WithRegion(d.Region),
-		awsconfig.WithHTTPClient(hc),
+		awsconfig.WithHTTPClient(s.creds),
 		awsconfig.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
 	}, s.load...)
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
@@ -162,6 +183,7 @@ func (s *Sender) client(ctx context.Context, d *deliver.Destination) (*awssns.Cl
 		cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), d.RoleARN))
 	}
 	c := awssns.NewFromConfig(cfg, func(o *awssns.Options) {
+		o.HTTPClient = hc
 		if d.Endpoint != "" {
 			o.BaseEndpoint = aws.String(d.Endpoint)
 		}

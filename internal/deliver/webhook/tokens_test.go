@@ -2,12 +2,14 @@ package webhook_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/store"
@@ -31,7 +33,7 @@ func TestOAuth2TokensAreKeptPerDestinationUntilTheirSettingsChange(t *testing.T)
 	s := webhook.NewSender("pads", "test")
 	d := deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook", URL: hook.URL,
 		Timeout: 5 * time.Second, AllowPrivateNetworks: true, AllowPlainHTTP: true,
-		Auth: deliver.Auth{OAuth2: &deliver.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
+		Auth: config.Auth{OAuth2: &config.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
 	send := func() {
 		t.Helper()
 		res := s.Send(context.Background(), &d, deliver.Message{ID: "msg_1", DataType: "non-sensitive", Body: []byte(`{}`), Timestamp: time.Now()})
@@ -44,7 +46,7 @@ func TestOAuth2TokensAreKeptPerDestinationUntilTheirSettingsChange(t *testing.T)
 	if n := fetches.Load(); n != 1 {
 		t.Fatalf("%d token fetches for two sends, want 1", n)
 	}
-	d.Auth.OAuth2 = &deliver.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s2"}
+	d.Auth.OAuth2 = &config.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s2"}
 	send()
 	if n := fetches.Load(); n != 2 {
 		t.Fatalf("%d token fetches after the secret changed, want 2", n)
@@ -58,5 +60,58 @@ func TestOAuth2TokensAreKeptPerDestinationUntilTheirSettingsChange(t *testing.T)
 	send()
 	if n := fetches.Load(); n != 3 {
 		t.Fatalf("%d token fetches after a reload dropped the destination, want 3", n)
+	}
+}
+
+// A token endpoint that hangs costs one fetch per destination at a time,
+// bounded by the attempt's deadline: every attempt ends by its own deadline
+// as auth_failed, and the failure is held briefly, so the attempts that
+// follow do not ask again. (The token source used to fetch with
+// context.Background() under a lock: each attempt queued behind a fetch
+// that never ended, and the delivery workers were wedged.)
+func TestAHangingTokenEndpointCostsOneBoundedFetch(t *testing.T) {
+	t.Parallel()
+	var fetches atomic.Int32
+	release := make(chan struct{})
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer tokens.Close()
+	defer close(release)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer hook.Close()
+
+	s := webhook.NewSender("pads", "test")
+	d := deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook", URL: hook.URL,
+		Timeout: time.Second, AllowPrivateNetworks: true, AllowPlainHTTP: true,
+		Auth: config.Auth{OAuth2: &config.OAuth2Auth{TokenURL: tokens.URL, ClientID: "pads", ClientSecret: "s1"}}}
+	results := make(chan deliver.Result)
+	for i := range 16 {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			results <- s.Send(ctx, &d, deliver.Message{ID: fmt.Sprintf("msg_%d", i), DataType: "non-sensitive", Body: []byte(`{}`), Timestamp: time.Now()})
+		}()
+	}
+	for range 16 {
+		select {
+		case res := <-results:
+			if res.ErrorClass != webhook.ClassAuth {
+				t.Fatalf("Send = %+v, want %s", res, webhook.ClassAuth)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("an attempt outlived its deadline waiting for a token")
+		}
+	}
+	res := s.Send(context.Background(), &d, deliver.Message{ID: "msg_late", DataType: "non-sensitive", Body: []byte(`{}`), Timestamp: time.Now()})
+	if res.ErrorClass != webhook.ClassAuth {
+		t.Fatalf("an attempt right after the failure: %+v", res)
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Fatalf("%d token fetches, want 1 (one at a time, its failure held)", n)
 	}
 }

@@ -57,7 +57,7 @@ func NewSender(serviceName, version string) *Sender {
 		userAgent: "pads/" + version,
 		client:    egress.NewClient(true),
 		open:      egress.NewClient(false),
-		tokens:    &tokens{byDest: map[store.DestinationRef]*tokenSource{}},
+		tokens:    &tokens{byDest: map[store.DestinationRef]*tokenSource{}, now: time.Now},
 	}
 }
 
@@ -107,8 +107,8 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 	h.Set("User-Agent", s.userAgent)
 	h.Set("webhook-id", m.ID)
 	h.Set("webhook-timestamp", ts)
-	if len(d.Auth.HMACKeys) > 0 {
-		sig := Sign(d.Auth.HMACKeys, m.ID, m.Timestamp, m.Body)
+	if len(d.HMACKeys) > 0 {
+		sig := Sign(d.HMACKeys, m.ID, m.Timestamp, m.Body)
 		h.Set("webhook-signature", sig)
 		h.Set("X-"+s.service+"-Signature", sig)
 	}

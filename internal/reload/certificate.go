@@ -1,4 +1,4 @@
-package main
+package reload
 
 import (
 	"crypto/tls"
@@ -23,15 +23,25 @@ var cipherSuites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
-// certificate is the certificate pads serves, swapped whole by a reload:
+// Certificate is the certificate pads serves, swapped whole by a reload:
 // a handshake after the swap gets the new one, a connection already open
 // keeps its session.
-type certificate struct {
+type Certificate struct {
 	current atomic.Pointer[tls.Certificate]
 }
 
-// loadCertificate reads the config's certificate and key (PEM).
-func loadCertificate(t config.TLS) (*tls.Certificate, error) {
+// LoadCertificate reads the config's certificate and key (PEM).
+func LoadCertificate(t config.TLS) (*Certificate, error) {
+	c, err := loadPair(t)
+	if err != nil {
+		return nil, err
+	}
+	cert := &Certificate{}
+	cert.current.Store(c)
+	return cert, nil
+}
+
+func loadPair(t config.TLS) (*tls.Certificate, error) {
 	c, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("tls: load the certificate %s and key %s: %w", t.CertFile, t.KeyFile, err)
@@ -39,7 +49,9 @@ func loadCertificate(t config.TLS) (*tls.Certificate, error) {
 	return &c, nil
 }
 
-// notAfter is when the certificate expires (zero if unknown).
+// NotAfter is when the certificate in force expires (zero if unknown).
+func (c *Certificate) NotAfter() time.Time { return notAfter(c.current.Load()) }
+
 func notAfter(c *tls.Certificate) time.Time {
 	if c.Leaf == nil {
 		return time.Time{}
@@ -47,10 +59,10 @@ func notAfter(c *tls.Certificate) time.Time {
 	return c.Leaf.NotAfter
 }
 
-// listener serves TLS on ln: TLS 1.2 and 1.3 only, the suites above, and
+// Listener serves TLS on ln: TLS 1.2 and 1.3 only, the suites above, and
 // HTTP/1.1 (the protocol the timeouts and the connection limit are tested
 // on). The handshake is bounded by limits.readHeaderTimeout.
-func (c *certificate) listener(ln net.Listener) net.Listener {
+func (c *Certificate) Listener(ln net.Listener) net.Listener {
 	return tls.NewListener(ln, &tls.Config{
 		MinVersion:   tls.VersionTLS12,
 		CipherSuites: cipherSuites,

@@ -1,0 +1,172 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// runner makes attempts: each claimed delivery is resolved to its
+// destination in force, checked (check), sent by its destination type's
+// Sender, judged (outcome) and recorded (finish).
+type runner struct {
+	outbox   store.Outbox
+	resolve  Resolver
+	senders  map[string]Sender
+	log      *slog.Logger
+	observer Observer
+	opts     Options
+	hard     context.Context // attempts run under it; cancelled past the grace
+	lanes    *claimer
+	attempts sync.WaitGroup
+}
+
+// start runs an attempt of w in its own goroutine.
+func (r *runner) start(w work) {
+	r.attempts.Add(1)
+	go r.attempt(w)
+}
+
+// check is what is known to fail before any send: a destination this
+// process's config does not know, a payload that does not open, a type no
+// sender serves, a format the event has no body for. Pre-attempt checks go
+// here; a failure found here is judged by outcome like any other.
+func (r *runner) check(c *store.Claimed, dest *Destination) (Result, bool) {
+	switch {
+	case dest == nil:
+		return Result{ErrorClass: ClassDestinationRemoved, Permanent: true}, false
+	case c.Unreadable:
+		return Result{ErrorClass: ClassPayloadUnreadable, Permanent: true}, false
+	case r.senders[dest.Type] == nil:
+		return Result{ErrorClass: ClassUnknownType, Permanent: true}, false
+	case dest.Format == FormatFHIR && c.FHIR == nil:
+		return Result{ErrorClass: ClassNoFHIR, Permanent: true}, false
+	}
+	return Result{}, true
+}
+
+// send makes attempt n of c with its destination's sender, the body of
+// the destination's format in force at this attempt (both were
+// snapshotted with the event).
+func (r *runner) send(c *store.Claimed, dest *Destination, n int, at time.Time) Result {
+	if res, ok := r.check(c, dest); !ok {
+		return res
+	}
+	format, body := FormatSeedJSON, c.Payload
+	if dest.Format == FormatFHIR {
+		format, body = FormatFHIR, c.FHIR
+	}
+	ctx, cancel := context.WithTimeout(r.hard, dest.Timeout)
+	defer cancel()
+	return r.senders[dest.Type].Send(ctx, dest, Message{
+		ID: c.MessageID, DataType: c.DataType, Model: c.Model, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
+		Format: format, Body: body, Timestamp: at,
+	})
+}
+
+// attempt tries one delivery once and records what came of it. Its slot
+// in the destination's line is freed as soon as the destination has
+// answered: recording the attempt waits for a commit, and holding the slot
+// meanwhile would cap a destination at PerDestination deliveries per
+// commit, not per round trip.
+func (r *runner) attempt(w work) {
+	c := &w.Claimed
+	defer r.attempts.Done()
+	defer r.lanes.forget(c.ID)
+	freed := false
+	defer func() {
+		// A panic (in a sender, say) fails this attempt only: it is logged,
+		// its slot is given back, and its lease runs out, so the delivery
+		// is tried again.
+		if p := recover(); p != nil {
+			r.log.Error("panic in a delivery attempt; it will be tried again when its lease ends", "delivery_id", c.ID,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if !freed {
+				r.lanes.free(c.Ref())
+			}
+		}
+	}()
+	if !r.held(w) {
+		// Erased with its patient (or taken over) since it was claimed: no
+		// attempt, nothing to record.
+		r.lanes.free(c.Ref())
+		freed = true
+		r.lanes.ended(c.Ref())
+		return
+	}
+	dest, _ := r.resolve(c.Ref())
+	n := c.Attempts + 1
+	start := r.opts.Now()
+	res := r.send(c, dest, n, start)
+	end := r.opts.Now()
+	r.lanes.free(c.Ref())
+	freed = true
+
+	destType, p := "unknown", Policy{Jitter: r.opts.Jitter}
+	if dest != nil {
+		destType = dest.Type
+		p.Attempts, p.InitialDelay, p.Multiplier = dest.Retry.Attempts, dest.Retry.InitialDelay, dest.Retry.Multiplier
+	}
+	v := outcome(tried{Result: res, Number: n, Created: c.CreatedAt}, p, end)
+	fin := store.Finished{State: v.State, NextAt: v.NextAt, Attempt: store.Attempt{DeliveryID: c.ID, MessageID: c.MessageID,
+		Series: c.Series, Number: n, Owner: w.owner, StartedAt: start, Duration: end.Sub(start),
+		StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
+	r.observer.ObserveAttempt(destType, v.Label, fin.Duration)
+	if err := r.finish(fin); err != nil {
+		// The lease runs out and the delivery is tried again: at least once.
+		r.log.Error("record attempt", "delivery_id", c.ID, "err", err)
+		return
+	}
+	if fin.State != store.Pending {
+		r.lanes.ended(c.Ref())
+	}
+	if fin.State == store.Failed {
+		r.log.Warn("delivery failed", "delivery_id", c.ID, "message_id", c.MessageID, "client", c.Key.ClientID,
+			"destination", c.Destination, "data_type", string(c.DataType), "attempts", n, "error_class", res.ErrorClass)
+	}
+}
+
+// held asks the store, just before an attempt, whether w is still this
+// process's to try: an erasure removes its patient's pending deliveries,
+// claimed ones included, and returns only once no attempt can start. When
+// the store cannot answer, the attempt goes ahead, as it did before the
+// check: the database an erasure writes to is the one that did not
+// answer, and the attempt's record will wait for it.
+func (r *runner) held(w work) bool {
+	ctx, cancel := context.WithTimeout(r.hard, 5*time.Second)
+	defer cancel()
+	ok, err := r.outbox.Held(ctx, w.owner, w.ID)
+	if err != nil {
+		r.log.Warn("check a claimed delivery before its attempt", "delivery_id", w.ID, "err", err)
+		return true
+	}
+	return ok
+}
+
+// finish records an attempt, trying again while the database is away
+// (down, restarting) for up to half a lease: an attempt left unrecorded
+// keeps its delivery leased, untried, until the lease ends.
+func (r *runner) finish(fin store.Finished) error {
+	deadline := r.opts.Now().Add(r.opts.Lease / 2)
+	wait := 100 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(r.hard, 30*time.Second)
+		err := r.outbox.Finish(ctx, fin)
+		cancel()
+		if err == nil || !errors.Is(err, store.ErrUnavailable) || r.opts.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-r.hard.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}

@@ -1,0 +1,357 @@
+package deliver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// claimer claims due deliveries into one line (lane) per destination and
+// starts what the limits allow: at most PerDestination attempts in flight
+// to one destination, so one that hangs never delays the others, and at
+// most Workers in all. It claims when something may be due: a save's or a
+// drained line's hint for a destination, a replay, a takeover, the next
+// scheduled retry, or the poll.
+//
+// A rule about what may be claimed (a destination paused, a fair share)
+// goes in request; a rule about what may start once claimed goes in
+// startLocked.
+type claimer struct {
+	outbox store.Outbox
+	log    *slog.Logger
+	opts   Options
+	leases *leases
+	hard   context.Context
+	// start runs an attempt of w (in its own goroutine); the attempt gives
+	// its slot back with free, and says it is over with ended.
+	start func(w work)
+
+	wake          chan struct{}
+	stop, stopped chan struct{}
+
+	mu    sync.Mutex
+	lanes map[store.DestinationRef]*lane
+	// mine holds the ids of the deliveries queued or in flight here: a
+	// claim that returns one again (its lease ran out while it waited or
+	// ran) must not start it a second time.
+	mine     map[int64]bool
+	inflight int
+	queued   int
+	// Why the claimer was woken: work for these destinations, or anything
+	// (a refill, the poll, a replay). A claim that must skip full lines
+	// walks the whole due queue, so saves for full lines alone do not
+	// trigger one.
+	hinted  map[store.DestinationRef]bool
+	anyWork bool
+}
+
+// lane is one destination's claimed deliveries: at most PerDestination in
+// flight, up to as many again waiting in line (under lease) for a slot.
+type lane struct {
+	busy  int
+	queue []work
+}
+
+// work is a claimed delivery and the owner it was claimed under: an
+// attempt records itself under that owner, whatever the process's owner
+// has become since (see leases).
+type work struct {
+	store.Claimed
+	owner string
+}
+
+func newClaimer(outbox store.Outbox, log *slog.Logger, opts Options, l *leases, hard context.Context) *claimer {
+	return &claimer{outbox: outbox, log: log, opts: opts, leases: l, hard: hard,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
+		lanes: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true}
+}
+
+// hint records why the claimer is woken (destinations, or with none,
+// anything) and wakes it. It never blocks.
+func (c *claimer) hint(destinations ...store.DestinationRef) {
+	c.mu.Lock()
+	if len(destinations) == 0 {
+		c.anyWork = true
+	}
+	for _, k := range destinations {
+		c.hinted[k] = true
+	}
+	c.mu.Unlock()
+	c.wake1()
+}
+
+func (c *claimer) wake1() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *claimer) run() {
+	defer close(c.stopped)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.wake:
+		case <-timer.C:
+			c.mu.Lock()
+			c.anyWork = true
+			c.mu.Unlock()
+		}
+		if _, held := c.leases.current(); !held || !c.worthClaiming() {
+			timer.Reset(c.opts.Poll)
+			continue
+		}
+		more, saturated := c.safeRound()
+		for more {
+			more, saturated = c.safeRound()
+		}
+		if saturated {
+			// Every worker is busy: claim again as soon as a finished
+			// attempt wakes us.
+			c.mu.Lock()
+			c.anyWork = true
+			c.mu.Unlock()
+			timer.Reset(c.opts.Poll)
+			continue
+		}
+		timer.Reset(c.sleep())
+	}
+}
+
+// worthClaiming reports whether a claim may find work this process can
+// take, and resets the wake-up reasons.
+func (c *claimer) worthClaiming() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	worth := c.anyWork
+	for k := range c.hinted {
+		if l, ok := c.lanes[k]; !ok || !c.full(l) {
+			worth = true
+		}
+	}
+	c.anyWork = false
+	clear(c.hinted)
+	return worth
+}
+
+// sleep is how long to wait for the next scheduled retry, at most Poll. A
+// delivery due now that could not be claimed waits for its destination to
+// free a slot, which wakes the claimer anyway.
+func (c *claimer) sleep() time.Duration {
+	at, ok, err := c.outbox.NextDue(c.hard, c.opts.Now())
+	if err != nil || !ok {
+		return c.opts.Poll
+	}
+	if w := at.Sub(c.opts.Now()); w > 0 && w < c.opts.Poll {
+		return w
+	}
+	return c.opts.Poll
+}
+
+// safeRound is round, with a panic recovered and logged: the round fails
+// (what it claimed falls due again when its lease ends), and the claimer
+// goes on.
+func (c *claimer) safeRound() (more, saturated bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("panic in the delivery dispatcher; the claim round failed", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			more, saturated = false, false
+		}
+	}()
+	return c.round()
+}
+
+// request is what a claim asks the store for: up to limit due deliveries,
+// none for the destinations in skip (their lines are full). Claim-time
+// rules go here.
+func (c *claimer) request(owner string, limit int, skip []store.DestinationRef) store.ClaimRequest {
+	now := c.opts.Now()
+	return store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(c.opts.Lease),
+		Limit: limit, Skip: skip, Unordered: c.opts.Unordered()}
+}
+
+// round claims deliveries for the destinations with room in line and
+// starts what their slots allow. It reports whether another round may find
+// more, and whether the line is full (every destination with work is at
+// its limit, or the dispatcher as a whole is).
+func (c *claimer) round() (more, saturated bool) {
+	owner, held := c.leases.current()
+	if !held {
+		return false, false
+	}
+	c.mu.Lock()
+	room := c.opts.Workers*2 - c.inflight - c.queued
+	var skip []store.DestinationRef
+	for key, l := range c.lanes {
+		if c.full(l) {
+			skip = append(skip, key)
+		}
+	}
+	c.mu.Unlock()
+	if room <= 0 {
+		return false, true
+	}
+	// At most one destination's worth: a line refilled at PerDestination
+	// (see free) then never overflows, so nothing claimed is released.
+	limit := min(room, c.opts.PerDestination)
+	claimed, err := c.outbox.Claim(c.hard, c.request(owner, limit, skip))
+	if err != nil {
+		c.log.Error("claim deliveries", "err", err)
+		return false, false
+	}
+	overflow, roomLeft, ok := c.queue(owner, claimed)
+	if !ok {
+		return false, false
+	}
+	if len(overflow) > 0 {
+		if err := c.outbox.Release(c.hard, owner, overflow); err != nil {
+			c.log.Error("release deliveries", "err", err)
+		}
+	}
+	// Claim again at once only if a line this claim served has room left:
+	// when the claim filled every line it served, another would have to
+	// skip them, walking all their due deliveries to find none. Work for
+	// other destinations is claimed when a line drains (the refill claims
+	// in due order across destinations), on their saves' wake-ups, or on
+	// the poll.
+	return len(claimed) == limit && len(overflow) == 0 && roomLeft, false
+}
+
+// queue puts what a claim under owner returned in line and starts what
+// may start. It returns what did not fit (to release), whether a line it
+// served has room left, and false when owner is no longer the one held:
+// the hold broke while the claim ran, and the claim's leases go to
+// whoever takes them over.
+func (c *claimer) queue(owner string, claimed []store.Claimed) (overflow []int64, roomLeft, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now, held := c.leases.current(); !held || now != owner {
+		return nil, false, false
+	}
+	for _, cl := range claimed {
+		if c.mine[cl.ID] {
+			continue // already here: its lease ran out while it waited or ran
+		}
+		l := c.lane(cl.Ref())
+		if c.full(l) {
+			overflow = append(overflow, cl.ID) // its line filled up within this claim
+			continue
+		}
+		l.queue = append(l.queue, work{cl, owner})
+		c.mine[cl.ID] = true
+		c.queued++
+	}
+	for _, cl := range claimed {
+		roomLeft = roomLeft || !c.full(c.lane(cl.Ref()))
+	}
+	c.startLocked()
+	return overflow, roomLeft, true
+}
+
+// full reports whether l holds two destinations' worth, busy and queued:
+// claims skip it and release what they got for it.
+func (c *claimer) full(l *lane) bool { return l.busy+len(l.queue) >= 2*c.opts.PerDestination }
+
+func (c *claimer) lane(key store.DestinationRef) *lane {
+	l, ok := c.lanes[key]
+	if !ok {
+		l = &lane{}
+		c.lanes[key] = l
+	}
+	return l
+}
+
+// startLocked starts the waiting deliveries that have a slot, one
+// destination's line at a time. c.mu is held.
+func (c *claimer) startLocked() {
+	for key, l := range c.lanes {
+		for len(l.queue) > 0 && l.busy < c.opts.PerDestination && c.inflight < c.opts.Workers {
+			w := l.queue[0]
+			l.queue = l.queue[1:]
+			l.busy++
+			c.queued--
+			c.inflight++
+			c.start(w)
+		}
+		if l.busy == 0 && len(l.queue) == 0 {
+			delete(c.lanes, key)
+		}
+	}
+}
+
+// free gives back a slot of destination's line and starts what waits.
+func (c *claimer) free(destination store.DestinationRef) {
+	c.mu.Lock()
+	l := c.lane(destination)
+	l.busy--
+	c.inflight--
+	// Claim again only once the line has drained to one destination's
+	// worth, so claims come in batches rather than one per attempt.
+	refill := l.busy+len(l.queue) <= c.opts.PerDestination
+	select {
+	case <-c.stop: // stopping: the line is released, start nothing
+	default:
+		c.startLocked()
+	}
+	if refill {
+		// A hint, not anyWork: if a claim has refilled the line by the
+		// time the claimer wakes, there is nothing to claim for it.
+		c.hinted[destination] = true
+	}
+	c.mu.Unlock()
+	if refill {
+		c.wake1()
+	}
+}
+
+// ended is told that a delivery to ref is over (delivered or failed for
+// good): a record's later delivery to ref may have waited for it
+// (per-record order) and is due now. A busy line claims again as it
+// drains anyway; an idle one is woken.
+func (c *claimer) ended(ref store.DestinationRef) {
+	c.mu.Lock()
+	l, ok := c.lanes[ref]
+	idle := !ok || l.busy == 0 && len(l.queue) == 0
+	c.hinted[ref] = true
+	c.mu.Unlock()
+	if idle {
+		c.wake1()
+	}
+}
+
+// forget is told that the attempt of delivery id is over: a later claim
+// may return it again.
+func (c *claimer) forget(id int64) {
+	c.mu.Lock()
+	delete(c.mine, id)
+	c.mu.Unlock()
+}
+
+// dropQueued takes the deliveries waiting in line out of their lines and
+// returns their ids by the owner they were claimed under.
+func (c *claimer) dropQueued() map[string][]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string][]int64{}
+	for key, l := range c.lanes {
+		for _, w := range l.queue {
+			out[w.owner] = append(out[w.owner], w.ID)
+			delete(c.mine, w.ID)
+		}
+		c.queued -= len(l.queue)
+		l.queue = nil
+		if l.busy == 0 {
+			delete(c.lanes, key)
+		}
+	}
+	return out
+}
