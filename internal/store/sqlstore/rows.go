@@ -14,15 +14,20 @@ import (
 // Scanner is one row of any driver (database/sql's and pgx's both fit).
 type Scanner interface{ Scan(dest ...any) error }
 
-// Rows is a driver's result set (database/sql's and pgx's both fit).
+// Rows is a driver's result set.
 type Rows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
+	Close()
 }
 
-// Collect scans every row with scan. The caller closes rows.
-func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+// collect scans every row with scan. The caller closes rows.
+func collect[T any](rows interface {
+	Next() bool
+	Scanner
+	Err() error
+}, scan func(Scanner) (T, error)) ([]T, error) {
 	var out []T
 	for rows.Next() {
 		v, err := scan(rows)
@@ -39,30 +44,29 @@ func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
 const RowColumns = `id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
 	created_at, updated_at, form_completed_at, assessment_completed_at`
 
-// ScanRow reads a record row. noRows is the driver's "no row" error, for
-// which it reports found false.
-func ScanRow(sc Scanner, noRows error) (row Row, found bool, err error) {
+// ScanRow reads a record row; found is false when there is none.
+func ScanRow(sc Scanner) (row Row, found bool, err error) {
 	var (
 		created, updated     int64
 		formAt, assessmentAt sql.NullInt64
 	)
 	err = sc.Scan(&row.ID, &row.Key.ClientID, &row.Key.PatientUUID, &row.Key.AssessmentType, &row.FunnelID,
 		&row.EmailIndex, &row.Sealed, &row.Version, &created, &updated, &formAt, &assessmentAt)
-	if errors.Is(err, noRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, false, nil
 	}
 	if err != nil {
 		return Row{}, false, err
 	}
 	row.CreatedAt, row.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	row.FormCompletedAt, row.AssessmentCompletedAt = FromNull(formAt), FromNull(assessmentAt)
+	row.FormCompletedAt, row.AssessmentCompletedAt = fromNull(formAt), fromNull(assessmentAt)
 	return row, true, nil
 }
 
-// Queries both drivers run as they are, written with ? placeholders
+// Queries both drivers run, written with ? placeholders
 // (PostgreSQL rebinds them with Rebind).
 const (
-	// DeliveryColumns are the columns ScanDelivery reads, over deliveries
+	// DeliveryColumns are the columns scanDelivery reads, over deliveries
 	// d, events e and records r (DeliveryFrom).
 	DeliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
 	d.destination, d.data_type, e.model, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
@@ -70,18 +74,14 @@ const (
 	// ClaimedBodies are the columns ScanClaimed reads after DeliveryColumns.
 	ClaimedBodies = ", e.payload, e.fhir"
 
-	// ListDeliveries takes state, state, client, client, limit; "" selects all.
-	ListDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
+	// listDeliveries takes state, state, client, client, limit; "" selects all.
+	listDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
 		" WHERE (? = '' OR d.state = ?) AND (? = '' OR d.client_id = ?) ORDER BY d.id DESC LIMIT ?"
-	// GetDelivery takes the delivery id.
-	GetDelivery = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE d.id = ?"
-	// ListAttempts takes the delivery id; ScanAttempt reads its rows.
-	ListAttempts = `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
+	// getDelivery takes the delivery id.
+	getDelivery = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE d.id = ?"
+	// listAttempts takes the delivery id; scanAttempt reads its rows.
+	listAttempts = `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
 		coalesce(error_class, ''), response FROM attempts WHERE delivery_id = ? ORDER BY id`
-	// InsertAudit takes at, actor, action, target.
-	InsertAudit = "INSERT INTO audit (at, actor, action, target) VALUES (?, ?, ?, ?)"
-	// ListAudit takes the limit; ScanAudit reads its rows.
-	ListAudit = "SELECT id, at, actor, action, target FROM audit ORDER BY id DESC LIMIT ?"
 )
 
 // Rebind turns ? placeholders into PostgreSQL's $1, $2, ... (the queries
@@ -100,8 +100,8 @@ func Rebind(q string) string {
 	return b.String()
 }
 
-// ScanDelivery reads a delivery row, then extra columns into extra.
-func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
+// scanDelivery reads a delivery row, then extra columns into extra.
+func scanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 	var (
 		d                      store.Delivery
 		dt                     string
@@ -117,20 +117,20 @@ func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 	return d, nil
 }
 
-// ScanDeliveryRow is ScanDelivery without extra columns, for Collect.
-func ScanDeliveryRow(sc Scanner) (store.Delivery, error) { return ScanDelivery(sc) }
+// scanDeliveryRow is scanDelivery without extra columns, for Collect.
+func scanDeliveryRow(sc Scanner) (store.Delivery, error) { return scanDelivery(sc) }
 
 // ScanClaimed reads a claimed delivery's columns, then its sealed payload
 // and FHIR Bundle (ClaimedBodies).
 func ScanClaimed(sc Scanner) (store.Claimed, error) {
 	var c store.Claimed
-	d, err := ScanDelivery(sc, &c.Payload, &c.FHIR)
+	d, err := scanDelivery(sc, &c.Payload, &c.FHIR)
 	c.Delivery = d
 	return c, err
 }
 
-// ScanAttempt reads a ListAttempts row; Response holds the sealed bytes.
-func ScanAttempt(sc Scanner) (store.Attempt, error) {
+// scanAttempt reads a listAttempts row; Response holds the sealed bytes.
+func scanAttempt(sc Scanner) (store.Attempt, error) {
 	var a store.Attempt
 	var started, dur int64
 	err := sc.Scan(&a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass, &a.Response)
@@ -138,8 +138,8 @@ func ScanAttempt(sc Scanner) (store.Attempt, error) {
 	return a, err
 }
 
-// ScanAudit reads a ListAudit row.
-func ScanAudit(sc Scanner) (store.AuditEntry, error) {
+// scanAudit reads a row of the audit log.
+func scanAudit(sc Scanner) (store.AuditEntry, error) {
 	var e store.AuditEntry
 	var at int64
 	err := sc.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target)
@@ -147,8 +147,8 @@ func ScanAudit(sc Scanner) (store.AuditEntry, error) {
 	return e, err
 }
 
-// FromNull reads a nullable Unix-nanosecond column; NULL is the zero time.
-func FromNull(n sql.NullInt64) time.Time {
+// fromNull reads a nullable Unix-nanosecond column; NULL is the zero time.
+func fromNull(n sql.NullInt64) time.Time {
 	if !n.Valid {
 		return time.Time{}
 	}
