@@ -25,6 +25,8 @@ var commands = []command{
 	{"deliveries list", "", "list deliveries, newest first"},
 	{"deliveries show", "ID", "show a delivery and each of its attempts"},
 	{"deliveries replay", "ID | --failed --since T | --client ID --patient UUID --destination ID", "deliver again: one delivery, every failed one, or a record's results to a destination"},
+	{"destinations list", "", "list the destinations: where each sends, what it gets, how fast"},
+	{"destinations test", "CLIENT/DESTINATION", "send a signed test event (no patient data) and print the answer"},
 	{"records reseal", "", "rewrite records under the first encryption key"},
 	{"records erase", "", "erase one patient's records, deliveries and attempts (--client, --patient or --email)"},
 	{"records export", "", "write one patient's records and results to a file (--client, --patient or --email, --out)"},

@@ -37,6 +37,8 @@ func TestEachCommandsHelpShowsItsOwnFlagsAndSucceeds(t *testing.T) {
 		{"deliveries list", []string{"-status", "-client", "-limit", "-config"}, []string{"-failed", "-since"}},
 		{"deliveries show", []string{"-config"}, []string{"-status", "-client", "-failed", "-since", "-limit"}},
 		{"deliveries replay", []string{"-failed", "-since", "-client", "-config"}, []string{"-status", "-limit"}},
+		{"destinations list", []string{"-config"}, []string{"-client"}},
+		{"destinations test", []string{"-config"}, []string{"-client"}},
 		{"records reseal", []string{"-config"}, []string{"-client"}},
 		{"records erase", []string{"-client", "-patient", "-email", "-config"}, []string{"-out"}},
 		{"records export", []string{"-client", "-patient", "-email", "-out", "-fhir", "-config"}, []string{"-limit"}},

@@ -3,6 +3,7 @@
 //	pads demo                                     the whole flow on this machine
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
+//	pads destinations list|test ...               list destinations, send a test event
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads records erase|export --client ID ...     erase or export one patient's data
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
@@ -82,6 +83,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return reloadCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "deliveries":
 		return deliveries(ctx, args[1:], getenv, stdout, stderr)
+	case "destinations":
+		return destinationsCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "audit":
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "records":

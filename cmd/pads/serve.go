@@ -263,7 +263,8 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		a.store.Close()
 		return nil, err
 	}
-	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load))
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load)).
+		WithTester(destinationTester(a.dests, senders))
 	deps := httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,

@@ -94,6 +94,12 @@ func (c *Config) withDefaults() {
 	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
 	setDuration(&c.Limits.WriteTimeout, DefaultWriteTimeout)
 	setDuration(&c.Limits.IdleTimeout, DefaultIdleTimeout)
+	if c.Destinations.FailingAfter == 0 {
+		c.Destinations.FailingAfter = DefaultFailingAfter
+	}
+	for i := range c.OperatorEvents {
+		setDuration(&c.OperatorEvents[i].Timeout, DefaultTimeout)
+	}
 	setDuration(&c.Console.InactivityTimeout, DefaultInactivityTimeout)
 	for i := range c.Clients {
 		cl := &c.Clients[i]
@@ -131,6 +137,9 @@ func (c *Config) withDefaults() {
 			}
 			setDefault(&d.Ordering, OrderingPerRecord)
 			setDefault(&d.Format, FormatSeedJSON)
+			if d.Events == nil {
+				d.Events = defaultEvents(cl)
+			}
 		}
 	}
 }
@@ -202,6 +211,7 @@ func (c *Config) validate() {
 		c.validateClient(i)
 	}
 	c.validateLease()
+	c.validateOperatorEvents()
 	c.admins = map[string]*Admin{}
 	for i := range c.Admins {
 		c.validateAdmin(i)
@@ -370,6 +380,7 @@ func (c *Config) validateClient(i int) {
 		d := &cl.Destinations[j]
 		dp := fmt.Sprintf("%s.destinations[%d]", p, j)
 		c.validateDestination(dp, d)
+		c.validateDelivery(dp, cl, d)
 		if _, dup := c.destinations[destinationRef{cl.ID, d.ID}]; dup {
 			c.fail(dp+".id", "destination %q is defined twice for client %q", d.ID, cl.ID)
 			continue
@@ -543,15 +554,7 @@ func (c *Config) validateAuth(p string, a *Auth) {
 		}
 	}
 	if a.HMAC != nil && c.storedSecret(p+".hmac", a.HMAC) {
-		for i, s := range append([]string{a.HMAC.Secret}, a.HMAC.PreviousSecrets...) {
-			sp := p + ".hmac.secret"
-			if i > 0 {
-				sp = fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i-1)
-			}
-			if _, err := WebhookSecret(s); err != nil {
-				c.fail(sp, "%v", err)
-			}
-		}
+		c.validateHMAC(p, a.HMAC)
 	}
 }
 

@@ -57,10 +57,12 @@ func (s *sessions) open(admin string, ttl time.Duration) (string, *session) {
 	return id, sess
 }
 
-// get returns the live session of id and marks it seen. A session that
-// has seen no request for idle ends (an automatic logoff, HIPAA
-// 164.312(a)(2)(iii)), as does one past its lifetime.
-func (s *sessions) get(id string, idle time.Duration) (*session, bool) {
+// get returns the live session of id and, when touch, marks it seen. A
+// session that has seen no request for idle ends (an automatic logoff,
+// HIPAA 164.312(a)(2)(iii)), as does one past its lifetime. A page's own
+// refresh does not touch: an open overview must not keep its session
+// alive.
+func (s *sessions) get(id string, idle time.Duration, touch bool) (*session, bool) {
 	if id == "" {
 		return nil, false
 	}
@@ -76,7 +78,9 @@ func (s *sessions) get(id string, idle time.Duration) (*session, bool) {
 		delete(s.m, key)
 		return nil, false
 	}
-	sess.seen = now
+	if touch {
+		sess.seen = now
+	}
 	return sess, true
 }
 

@@ -73,13 +73,7 @@ func fromConfig(policy config.DestinationPolicy, clientID string, d *config.Dest
 		// (checked at load): the allowance is its own, not the config's.
 		AllowPrivateNetworks: policy.AllowPrivateNetworks || d.Local, AllowPlainHTTP: policy.AllowPlainHTTP || d.Local,
 	}
-	if h := d.Auth.HMAC; h != nil {
-		for _, s := range append([]string{h.Secret}, h.PreviousSecrets...) {
-			if k, err := config.WebhookSecret(s); err == nil { // validated at load
-				out.HMACKeys = append(out.HMACKeys, k)
-			}
-		}
-	}
+	out.HMACKeys = hmacKeys(d.Auth.HMAC)
 	return out
 }
 

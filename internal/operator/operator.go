@@ -52,6 +52,8 @@ type Service struct {
 	// wake tells the delivery dispatcher that replayed deliveries are due
 	// (nil in a process without one: the CLI; the server's poll finds them).
 	wake func()
+	// tester sends test events (nil: test sends are refused).
+	tester Tester
 	// patients lets the service erase and export patients (WithPatients).
 	patients Patients
 }

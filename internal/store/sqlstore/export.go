@@ -43,7 +43,7 @@ func exportOne(ctx context.Context, q Querier, codec Codec, id int64) (*store.Pa
 	found := false
 	err := q.Each(ctx, exportRecord, func(sc Scanner) error {
 		var err error
-		row, found, err = ScanRow(sc, nil)
+		row, found, err = ScanRow(sc)
 		return err
 	}, id)
 	if err != nil || !found {
@@ -88,8 +88,8 @@ func exportOne(ctx context.Context, q Querier, codec Codec, id int64) (*store.Pa
 	}
 	for _, d := range deliveries {
 		var attempts []store.Attempt
-		err := q.Each(ctx, ListAttempts, func(sc Scanner) error {
-			a, err := ScanAttempt(sc)
+		err := q.Each(ctx, listAttempts, func(sc Scanner) error {
+			a, err := scanAttempt(sc)
 			a.Response = nil // the destination's words, not the patient's data
 			attempts = append(attempts, a)
 			return err
