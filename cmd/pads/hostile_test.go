@@ -36,6 +36,7 @@ func hostileConfig(dir string, maxConns int, headerTimeout, idleTimeout time.Dur
 dataDir: %s
 limits:
   maxConnections: %d
+  maxConnectionsPerAddress: %d   # every hostile connection comes from 127.0.0.1
   readHeaderTimeout: %s
   readTimeout: %s
   writeTimeout: %s
@@ -45,7 +46,7 @@ clients:
     apiKeys: [{key: %s}]
     limits: {savesPerSecond: 1000000}   # the normal client saves flat out
     funnels: [{id: acme-main}]
-`, filepath.Join(dir, "data"), maxConns, headerTimeout, max(hostileReadTimeout, headerTimeout), hostileWriteTimeout, idleTimeout, acmeKey)
+`, filepath.Join(dir, "data"), maxConns, maxConns, headerTimeout, max(hostileReadTimeout, headerTimeout), hostileWriteTimeout, idleTimeout, acmeKey)
 }
 
 // TestHostileConnectionsDoNotStopOtherClientsSaves runs each kind of
