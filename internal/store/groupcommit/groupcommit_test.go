@@ -3,76 +3,76 @@ package groupcommit_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
+	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/pads-dev/pads/internal/store/groupcommit"
 )
 
-// fakeDB stands for a database: a transaction is a list of values, and a
-// commit appends it to what is committed. An op's work appends to the
-// transaction in hand.
+// write is a typed op of the fake database: a value to commit, or a
+// value it refuses.
+type write struct {
+	value  string
+	refuse bool
+}
+
+// fakeDB stands for a driver: one writer loop that commits each batch by
+// appending its values, failing the ops it refuses alone.
 type fakeDB struct {
+	q         *groupcommit.Queue[*write]
 	mu        sync.Mutex
 	committed []string
 	batches   []int
-	failTx    error // the next transaction's commit fails with it
+	gate      chan struct{} // when set, each commit waits for a receive
 }
 
-type tx struct{ values []string }
+func start(t *testing.T, gate chan struct{}) *fakeDB {
+	db := &fakeDB{q: groupcommit.New[*write](1, 64), gate: gate}
+	go db.run()
+	t.Cleanup(db.q.Stop)
+	return db
+}
 
-func (db *fakeDB) commit(batch []*groupcommit.Op[*tx]) {
-	groupcommit.CommitWithRetry(batch, func(ops []*groupcommit.Op[*tx]) (int, error) {
-		t := &tx{}
-		for i, o := range ops {
-			if err := o.Run(context.Background(), t); err != nil {
-				return i, err // rolled back: t is dropped
-			}
+func (db *fakeDB) run() {
+	var batch []*groupcommit.Request[*write]
+	for {
+		var ok bool
+		if batch, ok = db.q.Next(batch, 8); !ok {
+			return
+		}
+		if db.gate != nil {
+			<-db.gate
 		}
 		db.mu.Lock()
-		defer db.mu.Unlock()
-		if err := db.failTx; err != nil {
-			db.failTx = nil
-			return -1, err
+		db.batches = append(db.batches, len(batch))
+		for _, r := range batch {
+			if r.Op.refuse {
+				r.Fail(errors.New("refused"))
+				continue
+			}
+			db.committed = append(db.committed, r.Op.value)
 		}
-		db.committed = append(db.committed, t.values...)
-		db.batches = append(db.batches, len(ops))
-		return -1, nil
-	})
+		db.mu.Unlock()
+		db.q.Answer(batch)
+	}
 }
 
 func (db *fakeDB) has(v string) bool {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	for _, c := range db.committed {
-		if c == v {
-			return true
-		}
-	}
-	return false
-}
-
-func start(t *testing.T) (*fakeDB, *groupcommit.Batcher[*tx]) {
-	db := &fakeDB{}
-	b := groupcommit.New(1, 8, db.commit, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(b.Stop)
-	return db, b
-}
-
-func write(v string) func(context.Context, *tx) error {
-	return func(_ context.Context, t *tx) error { t.values = append(t.values, v); return nil }
+	return slices.Contains(db.committed, v)
 }
 
 func TestEveryAnsweredOpIsCommitted(t *testing.T) {
 	t.Parallel()
-	db, b := start(t)
+	db := start(t, nil)
 	var wg sync.WaitGroup
 	for i := range 100 {
 		v := string(rune('A'+i%26)) + string(rune('a'+i/26))
 		wg.Go(func() {
-			if err := b.Save(context.Background(), write(v)); err != nil {
+			if err := db.q.Do(context.Background(), &write{value: v}); err != nil {
 				t.Error(err)
 				return
 			}
@@ -82,109 +82,84 @@ func TestEveryAnsweredOpIsCommitted(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if len(db.batches) == 100 {
-		t.Log("no two ops shared a transaction; batching was not exercised on this run")
+}
+
+func TestAFailedOpIsAnsweredWithItsErrorAlone(t *testing.T) {
+	t.Parallel()
+	db := start(t, nil)
+	if err := db.q.Do(context.Background(), &write{value: "bad", refuse: true}); err == nil {
+		t.Fatal("a refused op was answered nil")
+	}
+	if err := db.q.Do(context.Background(), &write{value: "good"}); err != nil {
+		t.Fatalf("the op after a refused one: %v", err)
 	}
 }
 
-func TestAFailedOpFailsAloneAndLeavesNothing(t *testing.T) {
-	t.Parallel()
-	db, b := start(t)
-	bad := errors.New("rejected")
-	err := b.Do(context.Background(), func(_ context.Context, t *tx) error {
-		t.values = append(t.values, "half-written")
-		return bad
-	})
-	if !errors.Is(err, bad) {
-		t.Fatalf("failed op answered with %v, want its own error", err)
-	}
-	if err := b.Do(context.Background(), write("good")); err != nil {
-		t.Fatal(err)
-	}
-	if db.has("half-written") || !db.has("good") {
-		t.Fatalf("committed %v: want the good op only", db.committed)
-	}
-}
-
-func TestAPanicFailsOnlyItsOp(t *testing.T) {
-	t.Parallel()
-	db, b := start(t)
-	var wg sync.WaitGroup
-	errs := make([]error, 20)
-	for i := range 20 {
-		wg.Go(func() {
-			if i == 7 {
-				errs[i] = b.Do(context.Background(), func(context.Context, *tx) error { panic("boom") })
-				return
-			}
-			errs[i] = b.Do(context.Background(), write(string(rune('a'+i))))
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if (i == 7) != (err != nil) {
-			t.Fatalf("op %d answered %v", i, err)
+// Ops queued while a batch commits form the next batch, up to its bound;
+// a lone op does not wait for company.
+func TestOpsQueuedDuringACommitFormTheNextBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		db := start(t, gate)
+		var wg sync.WaitGroup
+		wg.Go(func() { db.q.Do(context.Background(), &write{value: "lone"}) })
+		synctest.Wait() // the loop holds the lone op, waiting at the gate
+		for i := range 10 {
+			wg.Go(func() { db.q.Do(context.Background(), &write{value: string(rune('a' + i))}) })
 		}
-	}
-	if len(db.committed) != 19 {
-		t.Fatalf("committed %d ops, want the 19 that did not panic", len(db.committed))
-	}
-}
-
-func TestAFailedTransactionFailsItsOps(t *testing.T) {
-	t.Parallel()
-	db, b := start(t)
-	db.failTx = errors.New("disk full")
-	if err := b.Do(context.Background(), write("a")); err == nil || db.has("a") {
-		t.Fatalf("op of a failed transaction answered %v", err)
-	}
-	// The next transaction is not affected: the batcher keeps working.
-	if err := b.Do(context.Background(), write("b")); err != nil || !db.has("b") {
-		t.Fatalf("op after a failed transaction: %v", err)
-	}
+		synctest.Wait()
+		for range 3 {
+			gate <- struct{}{}
+		}
+		wg.Wait()
+		if !slices.Equal(db.batches, []int{1, 8, 2}) {
+			t.Fatalf("batches %v, want [1 8 2]", db.batches)
+		}
+	})
 }
 
 func TestStopCommitsWhatIsQueuedThenRefuses(t *testing.T) {
-	t.Parallel()
-	db, b := start(t)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	answered := map[string]error{}
-	for i := range 50 {
-		v := string(rune('a'+i%26)) + string(rune('A'+i/26))
-		wg.Go(func() {
-			err := b.Do(context.Background(), write(v))
-			mu.Lock()
-			answered[v] = err
-			mu.Unlock()
-		})
-	}
-	b.Stop()
-	wg.Wait()
-	for v, err := range answered {
-		switch {
-		case err == nil && !db.has(v):
-			t.Fatalf("%s answered ok but not committed", v)
-		case err != nil && !errors.Is(err, groupcommit.ErrClosed):
-			t.Fatalf("%s during Stop: %v", v, err)
-		case err != nil && db.has(v):
-			t.Fatalf("%s committed but answered %v", v, err)
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		db := start(t, gate)
+		var wg sync.WaitGroup
+		for i := range 5 {
+			wg.Go(func() {
+				if err := db.q.Do(context.Background(), &write{value: string(rune('a' + i))}); err != nil {
+					t.Errorf("a queued op: %v", err)
+				}
+			})
 		}
-	}
-	if err := b.Do(context.Background(), write("late")); !errors.Is(err, groupcommit.ErrClosed) {
-		t.Fatalf("op after Stop: %v, want ErrClosed", err)
-	}
+		synctest.Wait() // one op at the gate, four queued
+		close(gate)
+		db.q.Stop()
+		wg.Wait()
+		if len(db.committed) != 5 {
+			t.Fatalf("committed %v, want all 5 queued", db.committed)
+		}
+		if err := db.q.Do(context.Background(), &write{value: "late"}); !errors.Is(err, groupcommit.ErrClosed) {
+			t.Fatalf("after Stop: %v, want ErrClosed", err)
+		}
+	})
 }
 
-func TestAnOpWhoseCallerLeftDoesNotRun(t *testing.T) {
-	t.Parallel()
-	db, b := start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := b.Do(ctx, write("gone")); !errors.Is(err, context.Canceled) {
-		t.Fatalf("op with a cancelled context: %v", err)
-	}
-	if db.has("gone") {
-		t.Fatal("an op whose caller had left was committed")
-	}
+func TestAnOpWhoseCallerLeftIsNotCommitted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		db := start(t, gate)
+		go db.q.Do(context.Background(), &write{value: "first"})
+		synctest.Wait() // the loop holds "first" at the gate
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- db.q.Do(ctx, &write{value: "gone"}) }()
+		synctest.Wait()
+		cancel()
+		close(gate)
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Do of a caller that left: %v, want context.Canceled", err)
+		}
+		if db.has("gone") {
+			t.Fatal("the op of a caller that left was committed")
+		}
+	})
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,51 +13,42 @@ import (
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-// The shared queries, with PostgreSQL's placeholders.
-var (
-	listDeliveries = sqlstore.Rebind(sqlstore.ListDeliveries)
-	getDelivery    = sqlstore.Rebind(sqlstore.GetDelivery)
-	listAttempts   = sqlstore.Rebind(sqlstore.ListAttempts)
-	insertAudit    = sqlstore.Rebind(sqlstore.InsertAudit)
-	listAudit      = sqlstore.Rebind(sqlstore.ListAudit)
-)
-
 // Claim leases due deliveries. SKIP LOCKED lets processes claim side by
 // side without waiting on each other's rows.
 func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Claimed, error) {
-	var out []store.Claimed
-	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-		out = out[:0]
-		// Sorts off for the claim, on again for the batch's other work
-		// (see qClaimLimit): the three statements go in one round trip.
-		b := &pgx.Batch{}
-		b.Queue(sortless)
-		b.Queue(claimQuery(req.Limit), req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered))
-		b.Queue(sorting)
-		br := t.SendBatch(ctx, b)
-		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		out, err = sqlstore.Collect(rows, sqlstore.ScanClaimed)
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		return br.Close()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", unavailable(err))
+	o := &op{claim: &req}
+	if err := s.do(ctx, o); err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	s.codec.OpenPayloads(out)
-	return out, nil
+	s.codec.OpenPayloads(o.claimed)
+	return o.claimed, nil
+}
+
+// claim runs the claim in t. Sorts go off for the claim, and on again for
+// the batch's other work (see qClaimLimit): the three statements go in
+// one round trip.
+func claim(ctx context.Context, t pgx.Tx, req *store.ClaimRequest) ([]store.Claimed, error) {
+	b := &pgx.Batch{}
+	b.Queue(sortless)
+	b.Queue(claimQuery(req.Limit), req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered))
+	b.Queue(sorting)
+	br := t.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Claimed, error) { return sqlstore.ScanClaimed(r) })
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	return out, br.Close()
 }
 
 // refs writes destinations as the claim's "client/id" strings.
@@ -70,29 +60,15 @@ func refs(ds []store.DestinationRef) []string {
 	return out
 }
 
-// Finish records an attempt and the delivery's new state.
-// The batch writes it with the batch's other finishes in one round trip
+// Finish records an attempt and the delivery's new state. A writer loop
+// writes it with its batch's other finishes in one round trip
 // (pipeline.go).
 func (s *Store) Finish(ctx context.Context, f store.Finished) error {
-	op := &finishOp{Finished: f, response: s.codec.SealResponse(f.MessageID, f.Response)}
-	err := s.b.DoInput(ctx, op, func(context.Context, pgx.Tx) error {
-		return errors.New("postgres: a finish ran outside its pipeline")
-	})
-	if err != nil {
-		return fmt.Errorf("finish delivery %d: %w", f.DeliveryID, unavailable(err))
+	o := &op{finish: &finishOp{Finished: f, response: s.codec.SealResponse(f.MessageID, f.Response)}}
+	if err := s.do(ctx, o); err != nil {
+		return fmt.Errorf("finish delivery %d: %w", f.DeliveryID, err)
 	}
 	return nil
-}
-
-// Release drops owner's leases on ids.
-func (s *Store) Release(ctx context.Context, owner string, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-		_, err := t.Exec(ctx, "UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_at = 0 WHERE lease_owner = $1 AND id = ANY($2)", owner, ids)
-		return err
-	})
 }
 
 // HoldOwner takes a session-level advisory lock named by owner on a
@@ -194,81 +170,6 @@ func (s *Store) NextDue(ctx context.Context, after time.Time) (time.Time, bool, 
 		return time.Time{}, false, err
 	}
 	return time.Unix(0, at).UTC(), true, nil
-}
-
-// Deliveries lists deliveries, newest first.
-func (s *Store) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]store.Delivery, error) {
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
-	rows, err := s.pool.Query(ctx, listDeliveries, f.State, f.State, f.ClientID, f.ClientID, f.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
-	}
-	defer rows.Close()
-	return sqlstore.Collect(rows, sqlstore.ScanDeliveryRow)
-}
-
-// Delivery returns one delivery and its attempts.
-func (s *Store) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := sqlstore.ScanDelivery(s.pool.QueryRow(ctx, getDelivery, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return d, nil, store.ErrNotFound
-	}
-	if err != nil {
-		return d, nil, fmt.Errorf("get delivery: %w", err)
-	}
-	rows, err := s.pool.Query(ctx, listAttempts, id)
-	if err != nil {
-		return d, nil, fmt.Errorf("get attempts: %w", err)
-	}
-	defer rows.Close()
-	attempts, err := sqlstore.Collect(rows, sqlstore.ScanAttempt)
-	s.codec.OpenAttempts(d, attempts)
-	return d, attempts, err
-}
-
-// Replay makes deliveries pending again as a new series.
-func (s *Store) Replay(ctx context.Context, r store.ReplayRequest) (int, error) {
-	var n int64
-	err := s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error {
-		const set = `UPDATE deliveries SET state = 'pending', series = series + 1, attempts = 0, next_at = $1, lease_owner = NULL,
-			lease_until = NULL, updated_at = $1 WHERE `
-		var tag interface{ RowsAffected() int64 }
-		var err error
-		if r.ID != 0 {
-			tag, err = t.Exec(ctx, set+"id = $2 AND state <> 'pending'", r.Now.UnixNano(), r.ID)
-		} else {
-			tag, err = t.Exec(ctx, set+"state = 'failed' AND updated_at >= $2 AND ($3 = '' OR client_id = $3) AND ($3 = '' OR $4 = '' OR destination = $4)",
-				r.Now.UnixNano(), r.Since.UnixNano(), r.ClientID, r.Destination)
-		}
-		if err != nil {
-			return err
-		}
-		n = tag.RowsAffected()
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("replay: %w", err)
-	}
-	return int(n), nil
-}
-
-// OutboxStats counts pending and failed deliveries.
-func (s *Store) OutboxStats(ctx context.Context, now time.Time) (store.OutboxStats, error) {
-	var st store.OutboxStats
-	var oldest sql.NullInt64
-	err := s.pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM deliveries WHERE state = 'pending'),
-		(SELECT count(*) FROM deliveries WHERE state = 'failed'),
-		(SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at <= $1)`, now.UnixNano()).Scan(&st.Pending, &st.Failed, &oldest)
-	if err != nil {
-		return st, fmt.Errorf("outbox stats: %w", err)
-	}
-	if oldest.Valid {
-		st.OldestDue = now.Sub(time.Unix(0, oldest.Int64))
-	}
-	return st, nil
 }
 
 // claimQuery is the claim statement for limit (at least 1). Each limit is

@@ -39,21 +39,24 @@ type finishOp struct {
 	response []byte // sealed
 }
 
-// runFinishes records the batch's attempts (ops are the indexes of the
+// writeFinishes records the batch's attempts (ops are the indexes of the
 // ops that carry a finishOp), all in one round trip.
-func runFinishes(ctx context.Context, t pgx.Tx, batch []*groupcommit.Op[pgx.Tx], ops []int) (int, error) {
+func writeFinishes(ctx context.Context, t pgx.Tx, batch []*groupcommit.Request[*op], ops []int) (int, error) {
+	if len(ops) == 0 {
+		return -1, nil
+	}
 	b := &pgx.Batch{}
 	var results []stepResult
 	exec := func(br pgx.BatchResults) error { _, err := br.Exec(); return err }
 	for i, n := range ops {
-		f := batch[n].Input().(*finishOp)
+		f := batch[n].Op.finish
 		b.Queue(qInsertAttempt, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
 			sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), f.response)
 		b.Queue(qFinish, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(),
 			sqlstore.NullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
 		results = append(results, stepResult{i, exec}, stepResult{i, exec})
 	}
-	if failed, err := run(ctx, t, b, results); err != nil {
+	if failed, err := readResults(t.SendBatch(ctx, b), results); err != nil {
 		if failed < 0 {
 			return -1, err
 		}
@@ -62,23 +65,22 @@ func runFinishes(ctx context.Context, t pgx.Tx, batch []*groupcommit.Op[pgx.Tx],
 	return -1, nil
 }
 
-// runCommits writes ops (the indexes of the batch's ops that carry a
-// commitOp) in t. It returns the index in ops of the commit whose
-// statement failed, or -1, and the error.
-func runCommits(ctx context.Context, t pgx.Tx, batch []*groupcommit.Op[pgx.Tx], ops []int) (int, error) {
+// writeCommits writes the batch's saves (ops are the indexes of the ops
+// that carry a commitOp) in t, a round trip per step. It returns the index
+// in batch of the save whose statement failed, or -1, and the error.
+func writeCommits(ctx context.Context, t pgx.Tx, batch []*groupcommit.Request[*op], ops []int) (int, error) {
 	commits := make([]*commitOp, len(ops))
 	for i, n := range ops {
-		commits[i] = batch[n].Input().(*commitOp)
+		commits[i] = batch[n].Op.commit
 		commits[i].conflict, commits[i].recordID = false, 0
 	}
-	steps := []func(*pgx.Batch, []*commitOp) []stepResult{checkEmails, writeRecords, writeEvents, writeDeliveries}
-	for _, step := range steps {
+	for _, step := range [...]func(*pgx.Batch, []*commitOp) []stepResult{checkEmails, writeRecords, writeEvents, writeDeliveries} {
 		b := &pgx.Batch{}
 		results := step(b, commits)
 		if b.Len() == 0 {
 			continue
 		}
-		if failed, err := run(ctx, t, b, results); err != nil {
+		if failed, err := readResults(t.SendBatch(ctx, b), results); err != nil {
 			if failed < 0 {
 				return -1, err
 			}
@@ -95,10 +97,10 @@ type stepResult struct {
 	read   func(br pgx.BatchResults) error
 }
 
-// run sends b and reads its results in order. It returns the index of the
-// commit whose statement failed, or -1 for a failure of the whole batch.
-func run(ctx context.Context, t pgx.Tx, b *pgx.Batch, results []stepResult) (int, error) {
-	br := t.SendBatch(ctx, b)
+// readResults reads the results of a batch sent, in order. It returns the
+// index of the commit whose statement failed, or -1 for a failure of the
+// whole batch.
+func readResults(br pgx.BatchResults, results []stepResult) (int, error) {
 	for _, r := range results {
 		if err := r.read(br); err != nil {
 			br.Close()
@@ -258,4 +260,13 @@ func writeDeliveries(b *pgx.Batch, commits []*commitOp) []stepResult {
 		}
 	}
 	return out
+}
+
+// returnedID reads the id a RETURNING clause gave, 0 for no row.
+func returnedID(r pgx.Row) (int64, error) {
+	var id int64
+	if err := r.Scan(&id); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, err
+	}
+	return id, nil
 }

@@ -1,8 +1,9 @@
 // Package postgres is the Store for several pads processes sharing one
 // PostgreSQL database (pgx/v5, pgxpool).
 //
-// It runs the same commits as the embedded store (sqlstore.Commit). What
-// several processes add:
+// It writes the same saves as the embedded store (sqlstore.Prepare seals
+// them), a batch's saves together in a round trip per step. What several
+// processes add:
 //
 //   - A commit checks its record's version in its UPDATE's WHERE clause,
 //     and a create inserts with ON CONFLICT DO NOTHING on the record's
@@ -14,8 +15,9 @@
 //   - Claims take rows with FOR UPDATE SKIP LOCKED under a lease, so each
 //     delivery is tried by one process at a time; a killed process's leases
 //     run out and another process takes its deliveries over.
-//   - Saves are batched into shared transactions (group commit) by a few
-//     workers, so throughput grows with connections, not round trips.
+//   - Saves, claims and finishes are batched into shared transactions
+//     (group commit) by a few writer loops (writer.go), so throughput
+//     grows with connections, not round trips.
 package postgres
 
 import (
@@ -23,10 +25,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pads-dev/pads/internal/record"
@@ -35,16 +35,16 @@ import (
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-// batchWorkers is how many transactions of batched work run at once.
-const batchWorkers = 4
-
-// Store is the PostgreSQL implementation of store.Store.
+// Store is the PostgreSQL implementation of store.Store. Its cold paths
+// (console, replay, audit, revocations, reseal) are sqlstore.Shared's over
+// the pool (reads) and the writer loops (writes).
 type Store struct {
+	*sqlstore.Shared
 	cfg    store.Config
 	codec  sqlstore.Codec
 	pool   *pgxpool.Pool
 	closed atomic.Bool
-	b      *groupcommit.Batcher[pgx.Tx]
+	q      *groupcommit.Queue[*op]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -60,8 +60,8 @@ func Open(ctx context.Context, url string, cfg store.Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad database URL: %w", errors.Unwrap(err))
 	}
-	if pc.MaxConns < batchWorkers+4 {
-		pc.MaxConns = batchWorkers + 4 // batch workers, plus reads and the dispatcher's queries
+	if pc.MaxConns < writeLoops+4 {
+		pc.MaxConns = writeLoops + 4 // batch workers, plus reads and the dispatcher's queries
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
@@ -72,80 +72,12 @@ func Open(ctx context.Context, url string, cfg store.Config) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s := &Store{cfg: cfg, codec: sqlstore.Codec{Keys: cfg.Keys}, pool: pool}
-	s.b = groupcommit.New(batchWorkers, cfg.MaxBatch, s.commit, cfg.Logger)
+	s.Shared = sqlstore.NewShared(db{s}, s.codec)
+	s.q = groupcommit.New[*op](writeLoops, cfg.MaxBatch*writeLoops)
+	for range writeLoops {
+		go s.run()
+	}
 	return s, nil
-}
-
-func (s *Store) commit(batch []*groupcommit.Op[pgx.Tx]) {
-	start := time.Now()
-	committed := groupcommit.CommitWithRetry(batch, s.try)
-	s.cfg.ObserveCommit(time.Since(start), len(committed) > 0)
-	if saves := groupcommit.CountSaves(committed); saves > 0 {
-		s.cfg.ObserveBatch(saves)
-	}
-}
-
-// try runs ops in one transaction (see groupcommit.CommitWithRetry). A
-// deadlock or serialization failure is the batch's, not an op's: it runs
-// again.
-func (s *Store) try(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
-	for attempt := 1; ; attempt++ {
-		failed, err := s.tryOnce(ops)
-		if err != nil && transient(err) && attempt < 8 {
-			time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
-			continue
-		}
-		return failed, err
-	}
-}
-
-func (s *Store) tryOnce(ops []*groupcommit.Op[pgx.Tx]) (int, error) {
-	ctx := context.Background()
-	t, err := s.pool.Begin(ctx)
-	if err != nil {
-		return -1, fmt.Errorf("begin: %w", err)
-	}
-	defer t.Rollback(ctx) // a no-op once committed
-	// Saves and recorded attempts go together, a round trip per step
-	// (pipeline.go); the other work (claims, replays, audit) one op at a
-	// time.
-	var saves, finishes []int
-	for i, o := range ops {
-		switch o.Input().(type) {
-		case *commitOp:
-			saves = append(saves, i)
-			continue
-		case *finishOp:
-			finishes = append(finishes, i)
-			continue
-		}
-		if err := o.Run(ctx, t); err != nil {
-			if transient(err) {
-				return -1, err
-			}
-			return i, err
-		}
-	}
-	if len(saves) > 0 {
-		if failed, err := runCommits(ctx, t, ops, saves); err != nil {
-			return failed, err
-		}
-	}
-	if len(finishes) > 0 {
-		if failed, err := runFinishes(ctx, t, ops, finishes); err != nil {
-			return failed, err
-		}
-	}
-	if err := t.Commit(ctx); err != nil {
-		return -1, fmt.Errorf("commit: %w", err)
-	}
-	return -1, nil
-}
-
-// transient reports a deadlock or serialization failure.
-func transient(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
 // Find reads the record a save of l would change.
@@ -159,7 +91,7 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	} else {
 		row = s.pool.QueryRow(ctx, qFindByEmail, l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))
 	}
-	r, found, err := scanRow(row)
+	r, found, err := sqlstore.ScanRow(row)
 	if err != nil {
 		return nil, fmt.Errorf("find record: %w", unavailable(err))
 	}
@@ -169,26 +101,21 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	return s.codec.Stored(r)
 }
 
-// Commit queues c for the next group commit and waits for it. A conflict
-// is the save's answer, not a failure of the batch: Commit wrote nothing
-// when it found one.
+// Commit seals c's record and payloads on the caller's goroutine, then
+// queues the outcome for a writer loop's next batch, whose saves go to
+// the database together (pipeline.go), and waits for its commit. A
+// conflict is the save's answer, not a failure of the batch: the loop
+// wrote nothing of it.
 func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, error) {
 	p, err := sqlstore.Prepare(s.codec, c)
 	if err != nil {
 		return store.Committed{}, err
 	}
-	op := &commitOp{prepared: p}
-	// The batch runs op in a pipeline with the other saves (tryOnce); the
-	// function is never called.
-	err = s.b.SaveInput(ctx, op, func(context.Context, pgx.Tx) error {
-		return errors.New("postgres: a save's commit ran outside its pipeline")
-	})
-	switch {
-	case errors.Is(err, groupcommit.ErrClosed):
-		return store.Committed{}, store.ErrClosed
-	case err != nil:
-		return store.Committed{}, unavailable(err)
-	case op.conflict:
+	o := &op{commit: &commitOp{prepared: p}}
+	if err := s.do(ctx, o); err != nil {
+		return store.Committed{}, err
+	}
+	if o.commit.conflict {
 		return store.Committed{}, store.ErrConflict
 	}
 	return p.Committed(), nil
@@ -199,7 +126,7 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	if s.closed.Load() {
 		return record.Record{}, store.ErrClosed
 	}
-	row, found, err := scanRow(s.pool.QueryRow(ctx, qFindByKey, key.ClientID, key.PatientUUID, key.AssessmentType))
+	row, found, err := sqlstore.ScanRow(s.pool.QueryRow(ctx, qFindByKey, key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
 		return record.Record{}, fmt.Errorf("get record: %w", unavailable(err))
 	}
@@ -209,21 +136,36 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	return s.codec.OpenRecord(row)
 }
 
-// Reseal rewrites the records, payloads and answers not sealed under the
-// first key, a page per transaction.
-func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
-	return sqlstore.Reseal(ctx, func(ctx context.Context, fn func(context.Context, sqlstore.ResealTx) error) error {
-		return s.b.Do(ctx, func(ctx context.Context, t pgx.Tx) error { return fn(ctx, tx{t}) })
-	}, s.codec)
-}
-
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
 // Close commits the queued work and closes the pool.
 func (s *Store) Close() error {
 	s.closed.Store(true)
-	s.b.Stop()
+	s.q.Stop()
 	s.pool.Close()
 	return nil
+}
+
+// db is sqlstore.DB over the pool (reads) and the writer loops (writes).
+type db struct{ s *Store }
+
+func (d db) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	rows, err := d.s.pool.Query(ctx, sqlstore.Rebind(q), args...)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return rows, nil
+}
+
+func (d db) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	return d.s.pool.QueryRow(ctx, sqlstore.Rebind(q), args...)
+}
+
+func (d db) Write(ctx context.Context, stmts ...sqlstore.Stmt) ([]int64, error) {
+	o := &op{exec: stmts}
+	if err := d.s.do(ctx, o); err != nil {
+		return nil, err
+	}
+	return o.changed, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 	"github.com/pads-dev/pads/internal/store/storetest"
 )
 
@@ -27,12 +28,12 @@ func TestTheWriterCommitsWithFullSyncInWALMode(t *testing.T) {
 	defer s.Close()
 	var sync int
 	var mode string
-	err = s.w.do(ctx, func(ctx context.Context, t *tx) error {
-		if err := t.conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
-			return err
-		}
-		return t.conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
-	})
+	s.w.pause.Lock() // the writer waits between two batches
+	err = s.w.conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync)
+	if err == nil {
+		err = s.w.conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+	}
+	s.w.pause.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +54,7 @@ func TestAFullDatabaseIsUnavailableUntilThereIsRoom(t *testing.T) {
 	}
 	defer s.Close()
 	limit := func(pages string) {
-		err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
-			_, err := t.conn.ExecContext(ctx, "PRAGMA max_page_count = "+pages)
-			return err
-		})
-		if err != nil {
+		if _, err := s.w.Write(ctx, sqlstore.Stmt{SQL: "PRAGMA max_page_count = " + pages}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,18 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/store"
+
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 const selectRow = "SELECT " + sqlstore.RowColumns + " FROM records"
-
-func scanRow(sc sqlstore.Scanner) (sqlstore.Row, bool, error) {
-	return sqlstore.ScanRow(sc, sql.ErrNoRows)
-}
 
 // byEmailQuery finds the newest record of a client and assessment type
 // with one of n email indexes; columns are what it selects.
@@ -33,18 +30,18 @@ func emailArgs(clientID, assessmentType string, indexes [][]byte) []any {
 	return args
 }
 
-// tx is sqlstore.Tx over the writer's connection while a batch is open.
-// Its statements are prepared once for the writer's lifetime.
+// tx is the writer's connection and its statements, prepared once for
+// the writer's lifetime; its methods run inside the batch's transaction.
 type tx struct {
-	conn     *sql.Conn
-	insert   *sql.Stmt
-	update   *sql.Stmt // every column
-	rewrite  *sql.Stmt // every column but email_index
-	event    *sql.Stmt
-	delivery *sql.Stmt
-	attempt  *sql.Stmt
-	finish   *sql.Stmt
-	byEmail  map[int]*sql.Stmt // by number of indexes
+	conn           *sql.Conn
+	insert         *sql.Stmt
+	update         *sql.Stmt // every column
+	rewrite        *sql.Stmt // every column but email_index
+	event          *sql.Stmt
+	delivery       *sql.Stmt
+	attempt        *sql.Stmt
+	finishDelivery *sql.Stmt
+	byEmail        map[int]*sql.Stmt // by number of indexes
 }
 
 func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
@@ -68,7 +65,7 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir) VALUES (?, ?, ?, ?, ?, ?, ?)"},
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&t.finish, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
+		{&t.finishDelivery, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
 			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`},
 		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 			next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`},
@@ -80,7 +77,9 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 	return t, nil
 }
 
-func (t *tx) ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (record.Key, int64, bool, error) {
+// byEmailVersion returns the key and version of the client's newest
+// record of the assessment type with one of the email's indexes.
+func (t *tx) byEmailVersion(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (record.Key, int64, bool, error) {
 	st, ok := t.byEmail[len(indexes)]
 	if !ok {
 		var err error
@@ -107,94 +106,103 @@ func returnedID(r *sql.Row) (int64, error) {
 	return id, nil
 }
 
-func (t *tx) Insert(ctx context.Context, r *sqlstore.Row) (int64, error) {
-	return returnedID(t.insert.QueryRowContext(ctx, r.Key.ClientID, r.Key.PatientUUID, r.Key.AssessmentType, r.FunnelID,
-		r.EmailIndex, r.Sealed, r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(),
-		sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)))
-}
-
-func (t *tx) Update(ctx context.Context, r *sqlstore.Row, version int64, reindex bool) (int64, error) {
+// writeCommit writes a save's outcome, one statement at a time, by the
+// contract of store.Records.Commit: it checks first that the lookup still
+// finds what the save read, and reports a conflict, having written
+// nothing, when it does not. The insert or versioned update writes
+// nothing (id 0) when the record was created or changed meanwhile.
+func (t *tx) writeCommit(ctx context.Context, p *sqlstore.Prepared) (conflict bool, err error) {
+	c := &p.Commit
+	if p.ByEmail() {
+		// A save by email changes the record the email finds: the newest,
+		// which another save may have created or updated meanwhile.
+		key, version, found, err := t.byEmailVersion(ctx, c.Lookup.ClientID, c.Lookup.AssessmentType, p.Indexes)
+		if err != nil {
+			return false, fmt.Errorf("find record by email: %w", err)
+		}
+		if !p.StillFinds(key, version, found) {
+			return true, nil
+		}
+	}
+	r, k := &p.Row, p.Row.Key
 	form, assessment := sqlstore.ToNull(r.FormCompletedAt), sqlstore.ToNull(r.AssessmentCompletedAt)
-	k := r.Key
-	if reindex {
-		return returnedID(t.update.QueryRowContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
-			k.ClientID, k.PatientUUID, k.AssessmentType, version))
+	var id int64
+	switch {
+	case c.Previous == nil:
+		id, err = returnedID(t.insert.QueryRowContext(ctx, k.ClientID, k.PatientUUID, k.AssessmentType, r.FunnelID,
+			r.EmailIndex, r.Sealed, r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), form, assessment))
+	case p.Reindex:
+		id, err = returnedID(t.update.QueryRowContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
+			k.ClientID, k.PatientUUID, k.AssessmentType, c.Previous.Version))
+	default:
+		id, err = returnedID(t.rewrite.QueryRowContext(ctx, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
+			k.ClientID, k.PatientUUID, k.AssessmentType, c.Previous.Version))
 	}
-	return returnedID(t.rewrite.QueryRowContext(ctx, r.FunnelID, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
-		k.ClientID, k.PatientUUID, k.AssessmentType, version))
+	if err != nil || id == 0 {
+		return id == 0 && err == nil, wrap("write record", err)
+	}
+	for i := range p.Events {
+		e := &p.Events[i]
+		res, err := t.event.ExecContext(ctx, id, e.Event.FunnelID, string(e.Event.DataType), e.Event.Model, e.Event.CreatedAt.UnixNano(),
+			e.Sealed, e.SealedFHIR)
+		if err == nil {
+			e.Event.ID, err = res.LastInsertId()
+		}
+		if err != nil {
+			return false, fmt.Errorf("write event: %w", err)
+		}
+		for j := range e.Deliveries {
+			d := &e.Deliveries[j]
+			d.EventID = e.Event.ID
+			res, err := t.delivery.ExecContext(ctx, d.MessageID, d.EventID, id, d.Key.ClientID, d.Destination, string(d.DataType),
+				d.State, d.Series, d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano())
+			if err == nil {
+				d.ID, err = res.LastInsertId()
+			}
+			if err != nil {
+				return false, fmt.Errorf("write delivery: %w", err)
+			}
+		}
+	}
+	return false, nil
 }
 
-func (t *tx) InsertEvent(ctx context.Context, e *store.Event, recordID int64, payload, fhir []byte) error {
-	res, err := t.event.ExecContext(ctx, recordID, e.FunnelID, string(e.DataType), e.Model, e.CreatedAt.UnixNano(), payload, fhir)
-	if err != nil {
+// wrap is fmt.Errorf(what+": %w", err), and nil for nil.
+func wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// finish records an attempt and the delivery's new state.
+func (t *tx) finish(ctx context.Context, f *finished) error {
+	if _, err := t.attempt.ExecContext(ctx, f.DeliveryID, f.Series, f.Number, f.Owner, f.StartedAt.UnixNano(), int64(f.Duration),
+		sqlstore.NullInt(f.StatusCode), sqlstore.NullString(f.ErrorClass), f.response); err != nil {
 		return err
 	}
-	e.ID, err = res.LastInsertId()
+	_, err := t.finishDelivery.ExecContext(ctx, f.State, f.Number, f.NextAt.UnixNano(), f.StartedAt.Add(f.Duration).UnixNano(),
+		sqlstore.NullString(f.ErrorClass), f.DeliveryID, f.Owner, f.Series)
 	return err
 }
 
-func (t *tx) InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error {
-	res, err := t.delivery.ExecContext(ctx, d.MessageID, d.EventID, recordID, d.Key.ClientID, d.Destination, string(d.DataType),
-		d.State, d.Series, d.NextAt.UnixNano(), d.CreatedAt.UnixNano(), d.UpdatedAt.UnixNano())
-	if err != nil {
-		return err
-	}
-	d.ID, err = res.LastInsertId()
-	return err
-}
-
-// Records returns up to n rows with an id above after, in id order (the
-// writer's transaction holds the database's one write lock).
-func (t *tx) Records(ctx context.Context, after int64, n int) ([]sqlstore.Row, error) {
-	return query(ctx, t.conn, scanPagedRow, selectRow+" WHERE id > ? ORDER BY id LIMIT ?", after, n)
-}
-
-func (t *tx) Events(ctx context.Context, after int64, n int) ([]sqlstore.SealedEvent, error) {
-	return query(ctx, t.conn, sqlstore.ScanEvent, "SELECT "+sqlstore.EventColumns+
-		" FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? ORDER BY e.id LIMIT ?", after, n)
-}
-
-func (t *tx) SetEvent(ctx context.Context, e *sqlstore.SealedEvent) error {
-	_, err := t.conn.ExecContext(ctx, "UPDATE events SET payload = ?, fhir = ? WHERE id = ?", e.Payload, e.FHIR, e.ID)
-	return err
-}
-
-func (t *tx) Responses(ctx context.Context, after int64, n int) ([]sqlstore.SealedResponse, error) {
-	return query(ctx, t.conn, sqlstore.ScanResponse, "SELECT "+sqlstore.ResponseColumns+
-		" FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.id > ? AND a.response IS NOT NULL ORDER BY a.id LIMIT ?", after, n)
-}
-
-func (t *tx) SetResponse(ctx context.Context, r *sqlstore.SealedResponse) error {
-	_, err := t.conn.ExecContext(ctx, "UPDATE attempts SET response = ? WHERE id = ?", r.Response, r.ID)
-	return err
-}
-
-// scanPagedRow reads a row of a page, where every row is found.
-func scanPagedRow(sc sqlstore.Scanner) (sqlstore.Row, error) {
-	r, _, err := scanRow(sc)
-	return r, err
-}
-
-// query runs q and reads every row it returns with scan.
-func query[T any](ctx context.Context, conn *sql.Conn, scan func(sqlstore.Scanner) (T, error), q string, args ...any) ([]T, error) {
-	rows, err := conn.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
+// exec runs a cold path's statements and returns the rows each changed.
+func (t *tx) exec(ctx context.Context, stmts []sqlstore.Stmt) ([]int64, error) {
+	changed := make([]int64, len(stmts))
+	for i, s := range stmts {
+		res, err := t.conn.ExecContext(ctx, s.SQL, s.Args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		if changed[i], err = res.RowsAffected(); err != nil {
+			return nil, err
+		}
 	}
-	return out, rows.Err()
+	return changed, nil
 }
 
 func (t *tx) close() {
-	for _, st := range []*sql.Stmt{t.insert, t.update, t.rewrite, t.event, t.delivery, t.attempt, t.finish} {
+	for _, st := range []*sql.Stmt{t.insert, t.update, t.rewrite, t.event, t.delivery, t.attempt, t.finishDelivery} {
 		if st != nil {
 			st.Close()
 		}

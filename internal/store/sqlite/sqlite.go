@@ -29,8 +29,11 @@ import (
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-// Store is the SQLite implementation of store.Store.
+// Store is the SQLite implementation of store.Store. Its cold paths
+// (console, replay, audit, revocations, reseal) are sqlstore.Shared's over
+// reads (the read pool) and writes (the writer loop).
 type Store struct {
+	*sqlstore.Shared
 	path    string
 	cfg     store.Config
 	codec   sqlstore.Codec
@@ -139,13 +142,14 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	s.w, err = startWriter(ctx, conn, s.codec, cfg)
+	s.w, err = startWriter(ctx, conn, cfg)
 	if err != nil {
 		s.readDB.Close()
 		conn.Close()
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
+	s.Shared = sqlstore.NewShared(reads{s.readDB, s.w}, s.codec)
 	if s.ckpt, err = startCheckpointer(path, wal, &s.w.pause, cfg.Logger); err != nil {
 		s.w.stop()
 		s.readDB.Close()
@@ -191,7 +195,7 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	} else {
 		row = s.byEmail.QueryRowContext(ctx, emailArgs(l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))...)
 	}
-	r, found, err := scanRow(row)
+	r, found, err := sqlstore.ScanRow(row)
 	if err != nil {
 		return nil, fmt.Errorf("find record: %w", err)
 	}
@@ -201,9 +205,23 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	return s.codec.Stored(r)
 }
 
-// Commit queues c for the next group commit and waits for it.
+// Commit seals c's record and payloads on the caller's goroutine, then
+// queues the outcome for the writer's next batch and waits for its
+// commit. A conflict is the save's answer, not a failure of the batch:
+// the writer wrote nothing of it.
 func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, error) {
-	return s.w.commitSave(ctx, c)
+	p, err := sqlstore.Prepare(s.codec, c)
+	if err != nil {
+		return store.Committed{}, err
+	}
+	o := &op{commit: p}
+	if err := s.w.do(ctx, o); err != nil {
+		return store.Committed{}, err
+	}
+	if o.conflict {
+		return store.Committed{}, store.ErrConflict
+	}
+	return p.Committed(), nil
 }
 
 // Get returns a client's record.
@@ -211,7 +229,7 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 	if s.closed.Load() {
 		return record.Record{}, store.ErrClosed
 	}
-	row, found, err := scanRow(s.byKey.QueryRowContext(ctx, key.ClientID, key.PatientUUID, key.AssessmentType))
+	row, found, err := sqlstore.ScanRow(s.byKey.QueryRowContext(ctx, key.ClientID, key.PatientUUID, key.AssessmentType))
 	if err != nil {
 		return record.Record{}, fmt.Errorf("get record: %w", err)
 	}
@@ -219,14 +237,6 @@ func (s *Store) Get(ctx context.Context, key record.Key) (record.Record, error) 
 		return record.Record{}, store.ErrNotFound
 	}
 	return s.codec.OpenRecord(row)
-}
-
-// Reseal rewrites the records, payloads and answers not sealed under the
-// first key, a page per batch of the writer.
-func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
-	return sqlstore.Reseal(ctx, func(ctx context.Context, fn func(context.Context, sqlstore.ResealTx) error) error {
-		return s.w.do(ctx, func(ctx context.Context, t *tx) error { return fn(ctx, t) })
-	}, s.codec)
 }
 
 // Ping checks that the database file can be read and, when the last
@@ -237,11 +247,8 @@ func (s *Store) Reseal(ctx context.Context) (store.ResealReport, error) {
 // Errors: store.ErrUnavailable while the disk takes no write.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.w.noRoom.Load() {
-		err := s.w.do(ctx, func(ctx context.Context, t *tx) error {
-			_, err := t.conn.ExecContext(ctx, `INSERT INTO probe (id, probed_at) VALUES (1, ?)
-				ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`, time.Now().UnixNano())
-			return err
-		})
+		_, err := s.w.Write(ctx, sqlstore.Stmt{SQL: `INSERT INTO probe (id, probed_at) VALUES (1, ?)
+			ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`, Args: []any{time.Now().UnixNano()}})
 		if err != nil {
 			return fmt.Errorf("ping: %w", err)
 		}
@@ -260,3 +267,26 @@ func (s *Store) Close() error {
 	s.byEmail.Close()
 	return errors.Join(s.readDB.Close(), s.writeDB.Close())
 }
+
+// reads is sqlstore.DB over the read pool and the writer.
+type reads struct {
+	db *sql.DB
+	*writer
+}
+
+func (r reads) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	rows, err := r.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return sqlRows{rows}, nil
+}
+
+func (r reads) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	return r.db.QueryRowContext(ctx, q, args...)
+}
+
+// sqlRows is database/sql's rows as sqlstore.Rows.
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }

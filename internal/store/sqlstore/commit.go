@@ -1,47 +1,23 @@
 package sqlstore
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 )
 
-// Tx is a driver's row access inside one open write transaction.
-type Tx interface {
-	// ByEmail returns the key and version of the client's most recently
-	// updated record of the assessment type whose email index is one of
-	// indexes; found is false when there is none.
-	ByEmail(ctx context.Context, clientID, assessmentType string, indexes [][]byte) (key record.Key, version int64, found bool, err error)
-	// Insert adds row with version 1, unless a record with its key
-	// exists: then it writes nothing and returns id 0.
-	Insert(ctx context.Context, row *Row) (id int64, err error)
-	// Update rewrites the record with row's key, provided its version is
-	// still version, and moves the version on by one; otherwise it writes
-	// nothing and returns id 0. The email index is written only when
-	// reindex: an index entry left as it was is an index page the database
-	// does not rewrite, and most updates keep their email.
-	Update(ctx context.Context, row *Row, version int64, reindex bool) (id int64, err error)
-	// InsertEvent adds an outbox event with its sealed payload and sealed
-	// FHIR Bundle (nil: none) and sets its ID.
-	InsertEvent(ctx context.Context, e *store.Event, recordID int64, sealedPayload, sealedFHIR []byte) error
-	// InsertDelivery adds a pending delivery of the record recordID and
-	// sets its ID.
-	InsertDelivery(ctx context.Context, d *store.Delivery, recordID int64) error
-}
-
 // Prepared is a commit made ready to write: the sealed row, and the
 // events and deliveries it adds, whose ids the writes fill in. Both
-// drivers write it, SQLite one statement at a time (Commit), PostgreSQL a
-// whole batch of commits per round trip.
+// drivers write it on their writer loop, SQLite one statement at a time,
+// PostgreSQL a whole batch of commits per round trip.
 type Prepared struct {
 	Commit store.Commit
 	// Indexes are the email's blind indexes, for a commit whose lookup is
 	// by email (it first checks the email still finds Commit.Previous).
 	Indexes [][]byte
 	Row     Row
-	// Reindex: the update rewrites the email's index (see Tx.Update).
+	// Reindex: the update rewrites the email's index: an index entry left
+	// as it was is an index page the database does not rewrite, and most
+	// updates keep their email.
 	Reindex bool
 	Events  []PreparedEvent
 }
@@ -105,53 +81,6 @@ func (p *Prepared) Committed() store.Committed {
 		out.Deliveries += len(e.Deliveries)
 	}
 	return out
-}
-
-// Commit writes c through tx, one statement at a time, by the contract of
-// store.Records.Commit: it checks first that the lookup still finds what
-// c.Previous says, and returns store.ErrConflict, having written nothing,
-// when it does not.
-func Commit(ctx context.Context, tx Tx, codec Codec, c store.Commit) (store.Committed, error) {
-	p, err := Prepare(codec, c)
-	if err != nil {
-		return store.Committed{}, err
-	}
-	if p.ByEmail() {
-		// A save by email changes the record the email finds: the newest,
-		// which another save may have created or updated meanwhile.
-		key, version, found, err := tx.ByEmail(ctx, c.Lookup.ClientID, c.Lookup.AssessmentType, p.Indexes)
-		if err != nil {
-			return store.Committed{}, fmt.Errorf("find record by email: %w", err)
-		}
-		if !p.StillFinds(key, version, found) {
-			return store.Committed{}, store.ErrConflict
-		}
-	}
-	var id int64
-	if c.Previous == nil {
-		id, err = tx.Insert(ctx, &p.Row)
-	} else {
-		id, err = tx.Update(ctx, &p.Row, c.Previous.Version, p.Reindex)
-	}
-	if err != nil {
-		return store.Committed{}, fmt.Errorf("write record: %w", err)
-	}
-	if id == 0 {
-		return store.Committed{}, store.ErrConflict
-	}
-	for i := range p.Events {
-		e := &p.Events[i]
-		if err := tx.InsertEvent(ctx, &e.Event, id, e.Sealed, e.SealedFHIR); err != nil {
-			return store.Committed{}, fmt.Errorf("write event: %w", err)
-		}
-		for j := range e.Deliveries {
-			e.Deliveries[j].EventID = e.Event.ID
-			if err := tx.InsertDelivery(ctx, &e.Deliveries[j], id); err != nil {
-				return store.Committed{}, fmt.Errorf("write delivery: %w", err)
-			}
-		}
-	}
-	return p.Committed(), nil
 }
 
 func emailOf(f record.Fields) string {

@@ -2,6 +2,9 @@ package sqlstore
 
 import (
 	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -20,12 +23,12 @@ import (
 var states = []string{store.Pending, store.Delivered, store.Failed}
 
 // DeliveryPage returns the query of a page of deliveries and its
-// arguments; ScanDeliveryRow reads its rows.
+// arguments; scanDeliveryRow reads its rows.
 //
 // A page of one destination's deliveries in any state is the union of
 // three ordered walks, one per state, each stopping after a page:
 // deliveries_by_destination orders deliveries by time only within a state.
-func DeliveryPage(q store.DeliveryQuery) (string, []any) {
+func deliveryPage(q store.DeliveryQuery) (string, []any) {
 	var page string
 	var args []any
 	if q.State == "" && q.ClientID != "" && q.Destination != "" {
@@ -90,24 +93,24 @@ func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
 }
 
 const (
-	// WindowCounts takes the hour's start and the day's start; its rows are
+	// windowCounts takes the hour's start and the day's start; its rows are
 	// client, destination, state, the day's count and the hour's count.
-	WindowCounts = `SELECT client_id, destination, state, count(*), sum(CASE WHEN created_at >= ? THEN 1 ELSE 0 END)
+	windowCounts = `SELECT client_id, destination, state, count(*), sum(CASE WHEN created_at >= ? THEN 1 ELSE 0 END)
 		FROM deliveries WHERE created_at >= ? GROUP BY client_id, destination, state`
-	// OldestPending takes client and destination: one step down
+	// oldestPending takes client and destination: one step down
 	// deliveries_by_destination.
-	OldestPending = `SELECT min(created_at) FROM deliveries WHERE client_id = ? AND destination = ? AND state = 'pending'`
-	// ThroughputBuckets takes from, step, from, to; its rows are the
+	oldestPending = `SELECT min(created_at) FROM deliveries WHERE client_id = ? AND destination = ? AND state = 'pending'`
+	// throughputBuckets takes from, step, from, to; its rows are the
 	// bucket's number, the state and the count.
-	ThroughputBuckets = `SELECT (created_at - ?) / ?, state, count(*) FROM deliveries
+	throughputBuckets = `SELECT (created_at - ?) / ?, state, count(*) FROM deliveries
 		WHERE created_at >= ? AND created_at < ? GROUP BY 1, 2`
 )
 
-// RecentAttempts returns the query of a destination's latest attempts
+// recentAttempts returns the query of a destination's latest attempts
 // since a time: those of its latest n deliveries of each state (three
 // ordered walks of deliveries_by_destination), newest first, at most n.
-// ScanSample reads its rows.
-func RecentAttempts(ref store.DestinationRef, since time.Time, n int) (string, []any) {
+// scanSample reads its rows.
+func recentAttempts(ref store.DestinationRef, since time.Time, n int) (string, []any) {
 	arms := make([]string, len(states))
 	var args []any
 	for i, st := range states {
@@ -120,8 +123,8 @@ func RecentAttempts(ref store.DestinationRef, since time.Time, n int) (string, [
 		") AND a.started_at >= ? ORDER BY a.started_at DESC, a.id DESC LIMIT ?", append(args, since.UnixNano(), n)
 }
 
-// ScanSample reads a RecentAttempts row.
-func ScanSample(sc Scanner) (store.Attempt, error) {
+// scanSample reads a recentAttempts row.
+func scanSample(sc Scanner) (store.Attempt, error) {
 	var a store.Attempt
 	var started, dur int64
 	err := sc.Scan(&a.DeliveryID, &a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass)
@@ -129,23 +132,16 @@ func ScanSample(sc Scanner) (store.Attempt, error) {
 	return a, err
 }
 
-// CountReplay returns the query counting what a Replay of r by selection
+// countReplay returns the query counting what a Replay of r by selection
 // would change.
-func CountReplay(r store.ReplayRequest) (string, []any) {
-	q := "SELECT count(*) FROM deliveries WHERE state = 'failed' AND updated_at >= ?"
-	args := []any{r.Since.UnixNano()}
-	if r.ClientID != "" {
-		q, args = q+" AND client_id = ?", append(args, r.ClientID)
-		if r.Destination != "" {
-			q, args = q+" AND destination = ?", append(args, r.Destination)
-		}
-	}
-	return q, args
+func countReplay(r store.ReplayRequest) (string, []any) {
+	where, args := replayed(r)
+	return "SELECT count(*) FROM deliveries WHERE " + where, args
 }
 
-// AuditPage returns the query of a page of the audit log; ScanAudit reads
+// auditPage returns the query of a page of the audit log; scanAudit reads
 // its rows.
-func AuditPage(q store.AuditQuery) (string, []any) {
+func auditPage(q store.AuditQuery) (string, []any) {
 	var where []string
 	var args []any
 	if q.Actor != "" {
@@ -164,9 +160,9 @@ func AuditPage(q store.AuditQuery) (string, []any) {
 	return s + " ORDER BY id DESC LIMIT ?", append(args, q.Limit)
 }
 
-// Buckets makes the empty buckets of [from, to) by step, for the rows of
-// ThroughputBuckets to fill with Fill.
-func Buckets(from, to time.Time, step time.Duration) []store.ThroughputBucket {
+// emptyBuckets makes the empty buckets of [from, to) by step, for the rows of
+// throughputBuckets to fill with fill.
+func emptyBuckets(from, to time.Time, step time.Duration) []store.ThroughputBucket {
 	n := int((to.Sub(from) + step - 1) / step)
 	out := make([]store.ThroughputBucket, max(n, 0))
 	for i := range out {
@@ -175,23 +171,23 @@ func Buckets(from, to time.Time, step time.Duration) []store.ThroughputBucket {
 	return out
 }
 
-// Fill adds a ThroughputBuckets row to its bucket.
-func Fill(buckets []store.ThroughputBucket, bucket int64, state string, n int) {
+// fill adds a throughputBuckets row to its bucket.
+func fill(buckets []store.ThroughputBucket, bucket int64, state string, n int) {
 	if bucket >= 0 && bucket < int64(len(buckets)) {
 		buckets[bucket].Add(state, n)
 	}
 }
 
-// Stats collects the rows of WindowCounts, adding known destinations
+// stats collects the rows of windowCounts, adding known destinations
 // without deliveries, in the order of client and destination.
-type Stats struct {
+type stats struct {
 	byRef map[store.DestinationRef]*store.DestinationStats
 	order []store.DestinationRef
 }
 
-// NewStats starts with every destination of known.
-func NewStats(known []store.DestinationRef) *Stats {
-	s := &Stats{byRef: map[store.DestinationRef]*store.DestinationStats{}}
+// newStats starts with every destination of known.
+func newStats(known []store.DestinationRef) *stats {
+	s := &stats{byRef: map[store.DestinationRef]*store.DestinationStats{}}
 	for _, ref := range known {
 		s.Get(ref)
 	}
@@ -199,7 +195,7 @@ func NewStats(known []store.DestinationRef) *Stats {
 }
 
 // Get returns the destination's stats, adding them if new.
-func (s *Stats) Get(ref store.DestinationRef) *store.DestinationStats {
+func (s *stats) Get(ref store.DestinationRef) *store.DestinationStats {
 	if st, ok := s.byRef[ref]; ok {
 		return st
 	}
@@ -210,7 +206,7 @@ func (s *Stats) Get(ref store.DestinationRef) *store.DestinationStats {
 }
 
 // Refs lists the destinations, by client then destination id.
-func (s *Stats) Refs() []store.DestinationRef {
+func (s *stats) Refs() []store.DestinationRef {
 	out := append([]store.DestinationRef(nil), s.order...)
 	slices.SortFunc(out, func(a, b store.DestinationRef) int {
 		return cmp.Or(strings.Compare(a.ClientID, b.ClientID), strings.Compare(a.ID, b.ID))
@@ -219,11 +215,106 @@ func (s *Stats) Refs() []store.DestinationRef {
 }
 
 // All returns every destination's stats in the order of Refs.
-func (s *Stats) All() []store.DestinationStats {
+func (s *stats) All() []store.DestinationStats {
 	refs := s.Refs()
 	out := make([]store.DestinationStats, len(refs))
 	for i, ref := range refs {
 		out[i] = *s.byRef[ref]
 	}
 	return out
+}
+
+// DeliveryPage returns a page of deliveries, newest first.
+func (s *Shared) DeliveryPage(ctx context.Context, q store.DeliveryQuery) ([]store.Delivery, error) {
+	query, args := deliveryPage(q)
+	out, err := queryAll(ctx, s.db, scanDeliveryRow, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("delivery page: %w", err)
+	}
+	return out, nil
+}
+
+// DestinationStats returns the health of each destination.
+func (s *Shared) DestinationStats(ctx context.Context, q store.StatsQuery) ([]store.DestinationStats, error) {
+	st := newStats(q.Destinations)
+	if err := s.windowCounts(ctx, st, q.Now); err != nil {
+		return nil, fmt.Errorf("destination stats: %w", err)
+	}
+	for _, ref := range st.Refs() {
+		ds := st.Get(ref)
+		var oldest sql.NullInt64
+		if err := s.db.QueryRow(ctx, oldestPending, ref.ClientID, ref.ID).Scan(&oldest); err != nil {
+			return nil, fmt.Errorf("destination stats: %w", err)
+		}
+		ds.OldestPending = FromNull(oldest)
+		if q.Samples > 0 {
+			query, args := recentAttempts(ref, q.Now.Add(-24*time.Hour), q.Samples)
+			var err error
+			if ds.Recent, err = queryAll(ctx, s.db, scanSample, query, args...); err != nil {
+				return nil, fmt.Errorf("destination stats: %w", err)
+			}
+		}
+	}
+	return st.All(), nil
+}
+
+// windowCounts adds the counts of the hour and the day before now.
+func (s *Shared) windowCounts(ctx context.Context, st *stats, now time.Time) error {
+	rows, err := s.db.Query(ctx, windowCounts, now.Add(-time.Hour).UnixNano(), now.Add(-24*time.Hour).UnixNano())
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ref store.DestinationRef
+		var state string
+		var day, hour int
+		if err := rows.Scan(&ref.ClientID, &ref.ID, &state, &day, &hour); err != nil {
+			return err
+		}
+		ds := st.Get(ref)
+		ds.Day.Add(state, day)
+		ds.Hour.Add(state, hour)
+	}
+	return rows.Err()
+}
+
+// Throughput counts the deliveries created per step by state.
+func (s *Shared) Throughput(ctx context.Context, from, to time.Time, step time.Duration) ([]store.ThroughputBucket, error) {
+	buckets := emptyBuckets(from, to, step)
+	rows, err := s.db.Query(ctx, throughputBuckets, from.UnixNano(), int64(step), from.UnixNano(), to.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("throughput: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var bucket int64
+		var state string
+		var n int
+		if err := rows.Scan(&bucket, &state, &n); err != nil {
+			return nil, fmt.Errorf("throughput: %w", err)
+		}
+		fill(buckets, bucket, state, n)
+	}
+	return buckets, rows.Err()
+}
+
+// CountReplay counts what a replay by selection would change.
+func (s *Shared) CountReplay(ctx context.Context, r store.ReplayRequest) (int, error) {
+	query, args := countReplay(r)
+	var n int
+	if err := s.db.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count replay: %w", err)
+	}
+	return n, nil
+}
+
+// AuditPage returns a page of the audit log, newest first.
+func (s *Shared) AuditPage(ctx context.Context, q store.AuditQuery) ([]store.AuditEntry, error) {
+	query, args := auditPage(q)
+	out, err := queryAll(ctx, s.db, scanAudit, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit page: %w", err)
+	}
+	return out, nil
 }

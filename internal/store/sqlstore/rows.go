@@ -14,15 +14,20 @@ import (
 // Scanner is one row of any driver (database/sql's and pgx's both fit).
 type Scanner interface{ Scan(dest ...any) error }
 
-// Rows is a driver's result set (database/sql's and pgx's both fit).
+// Rows is a driver's result set.
 type Rows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
+	Close()
 }
 
-// Collect scans every row with scan. The caller closes rows.
-func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+// collect scans every row with scan. The caller closes rows.
+func collect[T any](rows interface {
+	Next() bool
+	Scanner
+	Err() error
+}, scan func(Scanner) (T, error)) ([]T, error) {
 	var out []T
 	for rows.Next() {
 		v, err := scan(rows)
@@ -39,16 +44,15 @@ func Collect[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
 const RowColumns = `id, client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
 	created_at, updated_at, form_completed_at, assessment_completed_at`
 
-// ScanRow reads a record row. noRows is the driver's "no row" error, for
-// which it reports found false.
-func ScanRow(sc Scanner, noRows error) (row Row, found bool, err error) {
+// ScanRow reads a record row; found is false when there is none.
+func ScanRow(sc Scanner) (row Row, found bool, err error) {
 	var (
 		created, updated     int64
 		formAt, assessmentAt sql.NullInt64
 	)
 	err = sc.Scan(&row.ID, &row.Key.ClientID, &row.Key.PatientUUID, &row.Key.AssessmentType, &row.FunnelID,
 		&row.EmailIndex, &row.Sealed, &row.Version, &created, &updated, &formAt, &assessmentAt)
-	if errors.Is(err, noRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, false, nil
 	}
 	if err != nil {
@@ -59,7 +63,7 @@ func ScanRow(sc Scanner, noRows error) (row Row, found bool, err error) {
 	return row, true, nil
 }
 
-// Queries both drivers run as they are, written with ? placeholders
+// Queries both drivers run, written with ? placeholders
 // (PostgreSQL rebinds them with Rebind).
 const (
 	// DeliveryColumns are the columns ScanDelivery reads, over deliveries
@@ -70,18 +74,14 @@ const (
 	// ClaimedBodies are the columns ScanClaimed reads after DeliveryColumns.
 	ClaimedBodies = ", e.payload, e.fhir"
 
-	// ListDeliveries takes state, state, client, client, limit; "" selects all.
-	ListDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
+	// listDeliveries takes state, state, client, client, limit; "" selects all.
+	listDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
 		" WHERE (? = '' OR d.state = ?) AND (? = '' OR d.client_id = ?) ORDER BY d.id DESC LIMIT ?"
-	// GetDelivery takes the delivery id.
-	GetDelivery = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE d.id = ?"
-	// ListAttempts takes the delivery id; ScanAttempt reads its rows.
-	ListAttempts = `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
+	// getDelivery takes the delivery id.
+	getDelivery = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE d.id = ?"
+	// listAttempts takes the delivery id; scanAttempt reads its rows.
+	listAttempts = `SELECT series, number, owner, started_at, duration_ns, coalesce(status_code, 0),
 		coalesce(error_class, ''), response FROM attempts WHERE delivery_id = ? ORDER BY id`
-	// InsertAudit takes at, actor, action, target.
-	InsertAudit = "INSERT INTO audit (at, actor, action, target) VALUES (?, ?, ?, ?)"
-	// ListAudit takes the limit; ScanAudit reads its rows.
-	ListAudit = "SELECT id, at, actor, action, target FROM audit ORDER BY id DESC LIMIT ?"
 )
 
 // Rebind turns ? placeholders into PostgreSQL's $1, $2, ... (the queries
@@ -117,8 +117,8 @@ func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 	return d, nil
 }
 
-// ScanDeliveryRow is ScanDelivery without extra columns, for Collect.
-func ScanDeliveryRow(sc Scanner) (store.Delivery, error) { return ScanDelivery(sc) }
+// scanDeliveryRow is ScanDelivery without extra columns, for Collect.
+func scanDeliveryRow(sc Scanner) (store.Delivery, error) { return ScanDelivery(sc) }
 
 // ScanClaimed reads a claimed delivery's columns, then its sealed payload
 // and FHIR Bundle (ClaimedBodies).
@@ -129,8 +129,8 @@ func ScanClaimed(sc Scanner) (store.Claimed, error) {
 	return c, err
 }
 
-// ScanAttempt reads a ListAttempts row; Response holds the sealed bytes.
-func ScanAttempt(sc Scanner) (store.Attempt, error) {
+// scanAttempt reads a listAttempts row; Response holds the sealed bytes.
+func scanAttempt(sc Scanner) (store.Attempt, error) {
 	var a store.Attempt
 	var started, dur int64
 	err := sc.Scan(&a.Series, &a.Number, &a.Owner, &started, &dur, &a.StatusCode, &a.ErrorClass, &a.Response)
@@ -138,8 +138,8 @@ func ScanAttempt(sc Scanner) (store.Attempt, error) {
 	return a, err
 }
 
-// ScanAudit reads a ListAudit row.
-func ScanAudit(sc Scanner) (store.AuditEntry, error) {
+// scanAudit reads a row of the audit log.
+func scanAudit(sc Scanner) (store.AuditEntry, error) {
 	var e store.AuditEntry
 	var at int64
 	err := sc.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target)
