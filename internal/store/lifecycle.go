@@ -34,9 +34,12 @@ type Lifecycle interface {
 	// batch its own transaction) of what retention says has expired at
 	// r.Now, and says what it removed; the caller calls again while More.
 	// Pending deliveries are never removed, nor the records and events
-	// they belong to. On PostgreSQL one process sweeps at a time: the
-	// others are answered Busy.
+	// they belong to. Call it while holding SweepLock.
 	Sweep(ctx context.Context, r SweepRequest) (Swept, error)
+	// SweepLock makes the caller the one process that sweeps until unlock
+	// (on PostgreSQL, a session advisory lock; SQLite has one process).
+	// ok is false when another process holds it.
+	SweepLock(ctx context.Context) (unlock func(), ok bool, err error)
 	// PendingKept counts the pending deliveries of each destination: what
 	// retention keeps because it is not delivered yet.
 	PendingKept(ctx context.Context) ([]PendingKept, error)
@@ -129,8 +132,6 @@ type Swept struct {
 	Records    int
 	// More: a walk stopped at its batch's end; call again.
 	More bool
-	// Busy: another process is sweeping (PostgreSQL); this one did not.
-	Busy bool
 }
 
 // Total is everything the sweep removed.

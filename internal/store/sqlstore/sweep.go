@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -10,18 +9,12 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-// ErrSweepBusy is what a driver's sweep transaction returns when another
-// process is sweeping (PostgreSQL's advisory lock is taken).
-var ErrSweepBusy = errors.New("another process is sweeping")
-
-// SweepTx runs fn in one write transaction of a driver, while no other
-// process sweeps: ErrSweepBusy otherwise.
-type SweepTx func(ctx context.Context, fn func(ctx context.Context, q Querier) error) error
-
 // The retention sweep's statements (docs/data-lifecycle.md, "How the
 // sweep runs"). Every walk reads an index in order and stops after its
 // batch: finished deliveries by client and finish time
-// (deliveries_finished), events by id, a client's records by id.
+// (deliveries_finished), events by id, a client's records by id. Each
+// batch is read from the read pool, then written in one transaction of
+// the writer whose statements check again what the read found.
 const (
 	// sweepClients lists the clients with finished deliveries, one index
 	// probe per client (a skip scan both databases run as written).
@@ -44,14 +37,18 @@ const (
 	// a failed one keeps it).
 	clearBody = `UPDATE events SET payload = NULL, fhir = NULL WHERE id = ? AND payload IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND (d.state <> 'delivered' OR d.updated_at >= ?))`
-	// clearAnswers takes the event id.
+	// clearAnswers takes the event id twice: the destinations' answers go
+	// with the event's body.
 	clearAnswers = `UPDATE attempts SET response = NULL WHERE response IS NOT NULL
-		AND delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)`
+		AND delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)
+		AND EXISTS (SELECT 1 FROM events WHERE id = ? AND payload IS NULL)`
 	// eventsAfter takes the cursor and the batch size.
 	eventsAfter = `SELECT e.id, e.created_at, EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
 		FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`
 	// recordsAfter takes the client, the cursor and the batch size.
-	recordsAfter = "SELECT id, created_at, updated_at FROM records WHERE client_id = ? AND id > ? ORDER BY client_id, id LIMIT ?"
+	recordsAfter = `SELECT r.id, r.created_at, r.updated_at,
+		EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = r.id AND d.state = 'pending')
+		FROM records r WHERE r.client_id = ? AND r.id > ? ORDER BY r.client_id, r.id LIMIT ?`
 	// getCursor and setCursor keep where a walk stopped, by client and
 	// walk: a time and an id.
 	getCursor = "SELECT at, id FROM retention_cursors WHERE client_id = ? AND walk = ?"
@@ -61,244 +58,278 @@ const (
 	pendingKept = "SELECT client_id, destination, count(*) FROM deliveries WHERE state = 'pending' GROUP BY client_id, destination"
 )
 
-// Sweep removes, through inTx, one batch of each kind of what r's
-// retention says has expired: per client, finished deliveries past
+// Sweep removes one batch of each kind of what r's retention says has
+// expired (store.Lifecycle.Sweep): per client, finished deliveries past
 // `deliveries` (with their attempts, and their events once no delivery is
 // left) and the bodies of events whose deliveries all ended past
 // `bodies`; events that never had a delivery, past the longest
 // `deliveries`; per client with a `records` retention, records not saved
-// since. Each batch is its own transaction. Busy is set when another
-// process sweeps.
-func Sweep(ctx context.Context, inTx SweepTx, d Dialect, r store.SweepRequest) (store.Swept, error) {
+// since and with nothing pending.
+func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, error) {
 	var out store.Swept
-	clients, err := sweptClients(ctx, inTx, r.Clients)
+	clients, err := s.sweptClients(ctx, r.Clients)
 	if err != nil {
-		return sweepEnd(out, err)
+		return out, fmt.Errorf("sweep: %w", err)
 	}
 	for _, c := range clients {
 		ret := r.Retention(c)
-		if err := inTx(ctx, func(ctx context.Context, q Querier) error {
-			return expireDeliveries(ctx, q, d, c, r.Now.Add(-ret.Deliveries), r.Batch, &out)
-		}); err != nil {
-			return sweepEnd(out, err)
+		if err := s.expireDeliveries(ctx, c, r.Now.Add(-ret.Deliveries), r.Batch, &out); err != nil {
+			return out, fmt.Errorf("sweep deliveries: %w", err)
 		}
-		if err := inTx(ctx, func(ctx context.Context, q Querier) error {
-			return clearBodies(ctx, q, c, r.Now.Add(-ret.Bodies), r.Batch, &out)
-		}); err != nil {
-			return sweepEnd(out, err)
+		if err := s.clearBodies(ctx, c, r.Now.Add(-ret.Bodies), r.Batch, &out); err != nil {
+			return out, fmt.Errorf("sweep bodies: %w", err)
 		}
 	}
 	longest := r.Retention("").Deliveries
 	for _, c := range r.Clients {
 		longest = max(longest, r.Retention(c).Deliveries)
 	}
-	if err := inTx(ctx, func(ctx context.Context, q Querier) error {
-		return expireLoneEvents(ctx, q, r.Now.Add(-longest), r.Batch, &out)
-	}); err != nil {
-		return sweepEnd(out, err)
+	if err := s.expireLoneEvents(ctx, r.Now.Add(-longest), r.Batch, &out); err != nil {
+		return out, fmt.Errorf("sweep events: %w", err)
 	}
 	for _, c := range r.Clients {
 		if keep := r.Retention(c).Records; keep > 0 {
-			if err := inTx(ctx, func(ctx context.Context, q Querier) error {
-				return expireRecords(ctx, q, d, c, r.Now.Add(-keep), r.Batch, &out)
-			}); err != nil {
-				return sweepEnd(out, err)
+			if err := s.expireRecords(ctx, c, r.Now.Add(-keep), r.Batch, &out); err != nil {
+				return out, fmt.Errorf("sweep records: %w", err)
 			}
 		}
 	}
 	return out, nil
 }
 
-func sweepEnd(out store.Swept, err error) (store.Swept, error) {
-	if errors.Is(err, ErrSweepBusy) {
-		out.Busy = true
-		return out, nil
-	}
-	return out, fmt.Errorf("sweep: %w", err)
-}
-
 // sweptClients are the clients of the config and those with finished
 // deliveries (a client removed from the config is swept with the
 // defaults), sorted.
-func sweptClients(ctx context.Context, inTx SweepTx, config []string) ([]string, error) {
-	clients := slices.Clone(config)
-	err := inTx(ctx, func(ctx context.Context, q Querier) error {
-		clients = slices.Clone(config)
-		return q.Each(ctx, sweepClients, func(sc Scanner) error {
-			var id string
-			err := sc.Scan(&id)
-			clients = append(clients, id)
-			return err
-		})
-	})
+func (s *Shared) sweptClients(ctx context.Context, config []string) ([]string, error) {
+	withData, err := queryAll(ctx, s.db, func(sc Scanner) (string, error) {
+		var id string
+		err := sc.Scan(&id)
+		return id, err
+	}, sweepClients)
+	if err != nil {
+		return nil, err
+	}
+	clients := append(slices.Clone(config), withData...)
 	slices.Sort(clients)
-	return slices.Compact(clients), err
+	return slices.Compact(clients), nil
 }
 
-func expireDeliveries(ctx context.Context, q Querier, d Dialect, client string, cutoff time.Time, batch int, out *store.Swept) error {
-	var ids []any
-	var events []int64
-	err := q.Each(ctx, expiredDeliveries+d.Lock, func(sc Scanner) error {
-		var id, event int64
-		err := sc.Scan(&id, &event)
-		ids, events = append(ids, id), append(events, event)
-		return err
-	}, client, cutoff.UnixNano(), batch)
-	if err != nil || len(ids) == 0 {
+func (s *Shared) expireDeliveries(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
+	type row struct{ id, event int64 }
+	rows, err := queryAll(ctx, s.db, func(sc Scanner) (row, error) {
+		var r row
+		err := sc.Scan(&r.id, &r.event)
+		return r, err
+	}, expiredDeliveries, client, cutoff.UnixNano(), batch)
+	if err != nil || len(rows) == 0 {
 		return err
 	}
-	out.More = out.More || len(ids) == batch
-	in := "(" + Placeholders(len(ids)) + ")"
-	n, err := q.Exec(ctx, "DELETE FROM attempts WHERE delivery_id IN "+in, ids...)
-	out.Attempts += int(n)
-	if err != nil {
-		return err
-	}
-	n, err = q.Exec(ctx, "DELETE FROM deliveries WHERE id IN "+in, ids...)
-	out.Deliveries += int(n)
-	if err != nil {
-		return err
+	out.More = out.More || len(rows) == batch
+	ids, events := make([]any, 0, len(rows)), make([]int64, 0, len(rows))
+	for _, r := range rows {
+		ids, events = append(ids, r.id), append(events, r.event)
 	}
 	slices.Sort(events)
 	events = slices.Compact(events)
-	n, err = q.Exec(ctx, "DELETE FROM events WHERE id IN ("+Placeholders(len(events))+
-		") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", anys(events)...)
-	out.Events += int(n)
-	return err
+	// Checked again as they are removed: a replay meanwhile made one
+	// pending, and it stays.
+	expired := "id IN (" + Placeholders(len(ids)) + ") AND state <> 'pending' AND updated_at < ?"
+	args := append(ids, cutoff.UnixNano())
+	n, err := s.db.Write(ctx,
+		Stmt{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE " + expired + ")", args},
+		Stmt{"DELETE FROM deliveries WHERE " + expired, args},
+		Stmt{"DELETE FROM events WHERE id IN (" + Placeholders(len(events)) +
+			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", anys(events)},
+	)
+	if err != nil {
+		return err
+	}
+	out.Attempts += int(n[0])
+	out.Deliveries += int(n[1])
+	out.Events += int(n[2])
+	return nil
 }
 
-func clearBodies(ctx context.Context, q Querier, client string, cutoff time.Time, batch int, out *store.Swept) error {
-	at, last, err := cursor(ctx, q, client, "bodies")
+// clearBodies walks a client's finished deliveries in the order they
+// finished, from where the last pass stopped, and removes the bodies of
+// their events once every delivery of the event was delivered before
+// cutoff. An event passed over (a delivery of it pending or failed) comes
+// round again when that delivery finishes, or goes with its last delivery.
+func (s *Shared) clearBodies(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
+	at, last, err := s.cursor(ctx, client, "bodies")
 	if err != nil {
 		return err
 	}
 	var events []int64
-	rows := 0
-	err = q.Each(ctx, finishedAfter, func(sc Scanner) error {
+	n := 0
+	err = eachRow(ctx, s.db, func(sc Scanner) error {
 		var event int64
-		rows++
+		n++
 		err := sc.Scan(&at, &last, &event)
 		events = append(events, event)
 		return err
-	}, client, cutoff.UnixNano(), at, at, last, batch)
-	if err != nil || rows == 0 {
+	}, finishedAfter, client, cutoff.UnixNano(), at, at, last, batch)
+	if err != nil || n == 0 {
 		return err
 	}
-	out.More = out.More || rows == batch
+	out.More = out.More || n == batch
 	slices.Sort(events)
-	for _, e := range slices.Compact(events) {
-		n, err := q.Exec(ctx, clearBody, e, cutoff.UnixNano())
-		if err != nil {
-			return err
-		}
-		if n == 1 {
-			out.Bodies++
-			if _, err := q.Exec(ctx, clearAnswers, e); err != nil {
-				return err
-			}
-		}
+	events = slices.Compact(events)
+	stmts := make([]Stmt, 0, 2*len(events)+1)
+	for _, e := range events {
+		stmts = append(stmts, Stmt{clearBody, []any{e, cutoff.UnixNano()}}, Stmt{clearAnswers, []any{e, e}})
 	}
-	_, err = q.Exec(ctx, setCursor, client, "bodies", at, last)
-	return err
+	stmts = append(stmts, Stmt{setCursor, []any{client, "bodies", at, last}})
+	changed, err := s.db.Write(ctx, stmts...)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(events); i++ {
+		out.Bodies += int(changed[2*i])
+	}
+	return nil
 }
 
-// expireLoneEvents removes the events that never had a delivery, once
-// raised before cutoff; the walk passes events that have deliveries
-// (their last delivery's expiry takes them).
-func expireLoneEvents(ctx context.Context, q Querier, cutoff time.Time, batch int, out *store.Swept) error {
-	_, last, err := cursor(ctx, q, "", "events")
+// expireLoneEvents removes the events that never had a delivery (no
+// destination for their funnel's environment) once raised before cutoff.
+// The walk passes the events that have deliveries: their last delivery's
+// expiry takes them.
+func (s *Shared) expireLoneEvents(ctx context.Context, cutoff time.Time, batch int, out *store.Swept) error {
+	_, last, err := s.cursor(ctx, "", "events")
 	if err != nil {
 		return err
 	}
 	var lone []any
-	rows, done := 0, false
-	err = q.Each(ctx, eventsAfter, func(sc Scanner) error {
+	n, stop := 0, false
+	err = eachRow(ctx, s.db, func(sc Scanner) error {
 		var id, created int64
 		var delivered bool
 		if err := sc.Scan(&id, &created, &delivered); err != nil {
 			return err
 		}
-		if done || created >= cutoff.UnixNano() {
-			done = true // the walk goes on from here once it has expired
+		if stop || created >= cutoff.UnixNano() {
+			stop = true // the walk goes on from here once these have expired
 			return nil
 		}
-		rows++
+		n++
 		last = id
 		if !delivered {
 			lone = append(lone, id)
 		}
 		return nil
-	}, last, batch)
-	if err != nil || rows == 0 {
+	}, eventsAfter, last, batch)
+	if err != nil || n == 0 {
 		return err
 	}
-	out.More = out.More || rows == batch
+	out.More = out.More || n == batch
+	stmts := []Stmt{{setCursor, []any{"", "events", 0, last}}}
 	if len(lone) > 0 {
-		n, err := q.Exec(ctx, "DELETE FROM events WHERE id IN ("+Placeholders(len(lone))+
-			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", lone...)
-		out.Events += int(n)
-		if err != nil {
-			return err
-		}
+		stmts = append(stmts, Stmt{"DELETE FROM events WHERE id IN (" + Placeholders(len(lone)) +
+			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", lone})
 	}
-	_, err = q.Exec(ctx, setCursor, "", "events", 0, last)
-	return err
+	changed, err := s.db.Write(ctx, stmts...)
+	if err != nil {
+		return err
+	}
+	if len(lone) > 0 {
+		out.Events += int(changed[1])
+	}
+	return nil
 }
 
 // expireRecords walks a client's records by id and erases those not
 // saved since cutoff, unless one of their deliveries is pending. The walk
 // starts over once it reaches a record created after cutoff (no later one
 // can have expired) or the end.
-func expireRecords(ctx context.Context, q Querier, d Dialect, client string, cutoff time.Time, batch int, out *store.Swept) error {
-	_, last, err := cursor(ctx, q, client, "records")
+func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
+	_, last, err := s.cursor(ctx, client, "records")
 	if err != nil {
 		return err
 	}
-	var expired []int64
-	rows, restart := 0, false
-	err = q.Each(ctx, recordsAfter+d.Lock, func(sc Scanner) error {
+	var expired []any
+	n, restart := 0, false
+	err = eachRow(ctx, s.db, func(sc Scanner) error {
 		var id, created, updated int64
-		if err := sc.Scan(&id, &created, &updated); err != nil {
+		var pending bool
+		if err := sc.Scan(&id, &created, &updated, &pending); err != nil {
 			return err
 		}
-		rows++
+		n++
 		if restart || created >= cutoff.UnixNano() {
 			restart = true
 			return nil
 		}
 		last = id
-		if updated < cutoff.UnixNano() {
+		if updated < cutoff.UnixNano() && !pending {
 			expired = append(expired, id)
 		}
 		return nil
-	}, client, last, batch)
+	}, recordsAfter, client, last, batch)
 	if err != nil {
 		return err
 	}
-	if restart || rows < batch {
+	if restart || n < batch {
 		last = 0
 	}
-	out.More = out.More || (rows == batch && !restart)
-	for _, id := range expired {
-		var n store.Erased
-		var pending int
-		err := q.Each(ctx, countCancelled, func(sc Scanner) error { return sc.Scan(&pending) }, id)
-		if err != nil {
-			return err
-		}
-		if pending > 0 {
-			continue // what pads acknowledged it delivers first
-		}
-		if err := eraseRecord(ctx, q, id, &n); err != nil {
-			return err
-		}
-		out.Records += n.Records
-		out.Events += n.Events
-		out.Deliveries += n.Deliveries
-		out.Attempts += n.Attempts
+	out.More = out.More || (n == batch && !restart)
+	stmts := []Stmt{{setCursor, []any{client, "records", 0, last}}}
+	if len(expired) > 0 {
+		// Marked only if still expired and with nothing pending: a save or
+		// a replay since the read keeps the record.
+		cond := "r.id IN (" + Placeholders(len(expired)) + ")"
+		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + Placeholders(len(expired)) + `) AND updated_at < ?
+			AND NOT EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = records.id AND d.state = 'pending')`,
+			append(slices.Clone(expired), cutoff.UnixNano())}
+		stmts = append(stmts, mark)
+		stmts = append(stmts, eraseMarked(cond, expired)...)
 	}
-	_, err = q.Exec(ctx, setCursor, client, "records", 0, last)
-	return err
+	changed, err := s.db.Write(ctx, stmts...)
+	if err != nil {
+		return err
+	}
+	if len(expired) > 0 {
+		e := erased(changed[2:])
+		out.Records += e.Records
+		out.Events += e.Events
+		out.Deliveries += e.Deliveries
+		out.Attempts += e.Attempts
+	}
+	return nil
+}
+
+// cursor returns where a walk stopped: (0, 0) at first.
+func (s *Shared) cursor(ctx context.Context, client, walk string) (at, id int64, err error) {
+	err = eachRow(ctx, s.db, func(sc Scanner) error { return sc.Scan(&at, &id) }, getCursor, client, walk)
+	return at, id, err
+}
+
+// PendingKept counts the pending deliveries of each destination
+// (store.Lifecycle.PendingKept).
+func (s *Shared) PendingKept(ctx context.Context) ([]store.PendingKept, error) {
+	out, err := queryAll(ctx, s.db, func(sc Scanner) (store.PendingKept, error) {
+		var p store.PendingKept
+		err := sc.Scan(&p.ClientID, &p.ID, &p.Deliveries)
+		return p, err
+	}, pendingKept)
+	if err != nil {
+		return nil, fmt.Errorf("pending kept: %w", err)
+	}
+	return out, nil
+}
+
+// eachRow runs q on db and calls fn for each row.
+func eachRow(ctx context.Context, db DB, fn func(Scanner) error, q string, args ...any) error {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 func anys(ids []int64) []any {
@@ -307,23 +338,4 @@ func anys(ids []int64) []any {
 		out[i] = id
 	}
 	return out
-}
-
-// cursor returns where a walk stopped: (0, 0) at first.
-func cursor(ctx context.Context, q Querier, client, walk string) (at, id int64, err error) {
-	err = q.Each(ctx, getCursor, func(sc Scanner) error { return sc.Scan(&at, &id) }, client, walk)
-	return at, id, err
-}
-
-// PendingKept counts, through q, the pending deliveries of each
-// destination: what retention keeps because pads has not delivered it.
-func PendingKept(ctx context.Context, q Querier) ([]store.PendingKept, error) {
-	var out []store.PendingKept
-	err := q.Each(ctx, pendingKept, func(sc Scanner) error {
-		var p store.PendingKept
-		err := sc.Scan(&p.ClientID, &p.ID, &p.Deliveries)
-		out = append(out, p)
-		return err
-	})
-	return out, err
 }
