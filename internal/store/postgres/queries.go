@@ -77,8 +77,8 @@ const (
 	// within a transaction, around the claim and qNextDue: a plan that
 	// would sort costs more than any other, so the ordered walks of the
 	// pending deliveries' indexes are taken.
-	sortless       = "SET LOCAL enable_sort = off"
-	sorting        = "SET LOCAL enable_sort = on"
+	sortless = "SET LOCAL enable_sort = off"
+	sorting  = "SET LOCAL enable_sort = on"
 	// qInsertAttempt records an attempt while its delivery is there: an
 	// erasure removes it, and FOR SHARE waits for an erasure under way
 	// (which locks its deliveries first), so no attempt is recorded of an
