@@ -11,6 +11,9 @@ import (
 const (
 	EventNonSensitive = "non-sensitive"
 	EventSensitive    = "sensitive"
+	// EventTest is a test send (pads destinations test, the console's
+	// Send test button): no patient data; answer 2xx.
+	EventTest = "test"
 )
 
 // The two formats of a destination.
@@ -20,7 +23,7 @@ const (
 )
 
 // Delivery is one delivery, verified. Exactly one of NonSensitive,
-// Sensitive and Bundle is set; Event and Format say which. They are read
+// Sensitive, Bundle and Test is set; Event and Format say which. They are read
 // from the signed body alone, never from headers, which the signature
 // does not cover.
 type Delivery struct {
@@ -40,6 +43,19 @@ type Delivery struct {
 	NonSensitive *NonSensitive
 	Sensitive    *Sensitive
 	Bundle       *Bundle
+	// Test is set instead for a test send (Event EventTest).
+	Test *Test
+}
+
+// Test is the body of a test send: it names the destination it was sent
+// to and carries no patient data.
+type Test struct {
+	Type        string    `json:"type"` // "test"
+	MessageID   string    `json:"messageId"`
+	Client      string    `json:"client"`
+	Destination string    `json:"destination"`
+	SentAt      time.Time `json:"sentAt"`
+	Note        string    `json:"note"`
 }
 
 // ErrNotPads: a body that is neither of pads' payloads nor a pads FHIR
@@ -71,6 +87,9 @@ func (d *Delivery) decode() error {
 		if d.Event = d.Bundle.Event(); err == nil && d.Event == "" {
 			err = errors.New("the Bundle has no pads event tag")
 		}
+	case string(probe["type"]) == `"test"`:
+		d.Format, d.Event, d.Test = FormatSeedJSON, EventTest, &Test{}
+		err = json.Unmarshal(d.Body, d.Test)
 	case probe["healthCreditScore"] != nil:
 		d.Format, d.Event, d.Sensitive = FormatSeedJSON, EventSensitive, &Sensitive{}
 		err = json.Unmarshal(d.Body, d.Sensitive)

@@ -46,6 +46,9 @@ func TestAdminAPIListsShowsAndReplaysDeliveriesAndAuditsEachCall(t *testing.T) {
 	if r.status != 200 || len(list) != 1 || list[0].(map[string]any)["lastError"] != "http_5xx" {
 		t.Fatalf("list: %d %s", r.status, r.raw)
 	}
+	if _, ok := list[0].(map[string]any)["nextAt"]; ok {
+		t.Fatalf("a failed delivery shows a next attempt: %s", r.raw)
+	}
 	r = s.do("GET", "/admin/deliveries/1", admin, "")
 	if attempts, _ := r.body["attempts"].([]any); r.status != 200 || len(attempts) != 1 || attempts[0].(map[string]any)["statusCode"] != 502.0 {
 		t.Fatalf("show: %d %s", r.status, r.raw)

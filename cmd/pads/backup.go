@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,12 +20,14 @@ import (
 // The copy is consistent (one snapshot) and sealed like the database: it
 // opens with the same encryption keys, so back those up too.
 func backup(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("backup", stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil || len(pos) != 1 {
-		return errUsage
+	pos, err := fs.parseMixed(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageOf(fs.FlagSet)
 	}
 	file, err := filepath.Abs(pos[0])
 	if err != nil {
@@ -47,7 +48,7 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	defer st.Close()
 	ops := operator.New(st, time.Now, nil)
 	start := time.Now()
-	if err := ops.Backup(ctx, cliActor(getenv), file); err != nil {
+	if err := ops.Backup(ctx, cliActor(), file); err != nil {
 		if errors.Is(err, operator.ErrNoBackup) {
 			return err
 		}

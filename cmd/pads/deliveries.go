@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/user"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -29,27 +31,37 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	if len(args) == 0 {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("deliveries "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("deliveries "+args[0], stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	status := fs.String("status", "", "list: only deliveries in this state (pending, delivered, failed)")
-	client := fs.String("client", "", "list, replay --failed: only this client's deliveries")
-	limit := fs.Int("limit", operator.DefaultLimit, "list: at most this many, newest first")
-	failed := fs.Bool("failed", false, "replay: every failed delivery updated since --since")
-	since := fs.String("since", "", "replay --failed: RFC 3339 time or a duration ago (e.g. 24h)")
-	pos, err := parseInterspersed(fs, args[1:])
-	if err != nil {
+	var status, client, since string
+	var limit int
+	var failed bool
+	switch args[0] {
+	case "list":
+		fs.StringVar(&status, "status", "", "only deliveries in this state (pending, delivered, failed)")
+		fs.StringVar(&client, "client", "", "only this client's deliveries")
+		fs.IntVar(&limit, "limit", operator.DefaultLimit, "at most this many, newest first")
+	case "show":
+	case "replay":
+		fs.BoolVar(&failed, "failed", false, "every failed delivery updated since --since")
+		fs.StringVar(&since, "since", "", "with --failed: RFC 3339 time or a duration ago (e.g. 24h)")
+		fs.StringVar(&client, "client", "", "with --failed: only this client's deliveries")
+	default:
 		return errUsage
+	}
+	pos, err := fs.parseMixed(args[1:])
+	if err != nil {
+		return err
 	}
 	ops, closeStore, err := operatorForCLI(ctx, *configPath, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	actor := cliActor(getenv)
+	actor := cliActor()
 	switch args[0] {
 	case "list":
-		ds, err := ops.List(ctx, actor, operator.ListRequest{State: *status, ClientID: *client, Limit: *limit})
+		ds, err := ops.List(ctx, actor, operator.ListRequest{State: status, ClientID: client, Limit: limit})
 		if err != nil {
 			return err
 		}
@@ -69,56 +81,59 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		printDelivery(stdout, d, attempts)
 		return nil
-	case "replay":
-		var n int
-		if *failed {
-			from, err := operator.ParseSince(*since, time.Now())
-			if err != nil {
-				return err
-			}
-			n, err = ops.ReplayFailed(ctx, actor, from, *client)
-			if err != nil {
-				return err
-			}
-		} else {
-			id, err := deliveryID(pos)
-			if err != nil {
-				return err
-			}
-			if n, err = ops.Replay(ctx, actor, id); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(stdout, "replayed %d deliveries (same message ids, new attempt series)\n", n)
-		return nil
 	}
-	return errUsage
+	var n int
+	if failed {
+		from, err := operator.ParseSince(since, time.Now())
+		if err != nil {
+			return err
+		}
+		if n, err = ops.ReplayFailed(ctx, actor, from, client); err != nil {
+			return err
+		}
+	} else {
+		id, err := deliveryID(pos)
+		if err != nil {
+			return err
+		}
+		if n, err = ops.Replay(ctx, actor, id); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "replayed %d deliveries (same message ids, new attempt series)\n", n)
+	return nil
 }
 
-// cliActor names the operator in the audit log: "cli:<login name>".
-func cliActor(getenv func(string) string) string {
-	who := getenv("USER")
-	if who == "" {
-		who = "unknown"
+// cliActor names the operator in the audit log: "cli:<login name>", the
+// name of the process's real user id in the system's user database, or
+// "cli:uid:<id>" when it has none. Not $USER: the environment is the
+// caller's to write, the user id is the system's.
+func cliActor() string {
+	return actorOfUID(os.Getuid(), user.LookupId)
+}
+
+func actorOfUID(uid int, lookup func(string) (*user.User, error)) string {
+	id := strconv.Itoa(uid)
+	if u, err := lookup(id); err == nil && u.Username != "" {
+		return "cli:" + u.Username
 	}
-	return "cli:" + who
+	return "cli:uid:" + id
 }
 
 // audit prints the audit log: pads audit [--limit N] [--config FILE].
 func auditCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("audit", stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
 	limit := fs.Int("limit", operator.DefaultLimit, "at most this many entries, newest first")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	ops, closeStore, err := operatorForCLI(ctx, *configPath, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	log, err := ops.AuditLog(ctx, cliActor(getenv), *limit)
+	log, err := ops.AuditLog(ctx, cliActor(), *limit)
 	if err != nil {
 		return err
 	}

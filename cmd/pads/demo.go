@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -35,12 +34,11 @@ type delivered struct {
 // client, a save of each data type, and the two deliveries with their
 // signatures checked by the official Standard Webhooks library.
 func demo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo", stdout, stderr)
 	keep := fs.String("dir", "", "keep the demo's data in this directory (default: a temporary one, removed after)")
 	format := fs.String("format", config.FormatSeedJSON, "the destination's format: seed-json or fhir-r4 (a FHIR R4 Bundle)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	if *format != config.FormatSeedJSON && *format != config.FormatFHIR {
 		return fmt.Errorf("demo: --format must be seed-json or fhir-r4")

@@ -62,18 +62,20 @@ func patientsOf(keys *seal.Keyring, current func() *config.Config) operator.Pati
 
 // erase runs pads records erase --client ID (--patient UUID | --email EMAIL).
 func erase(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("records erase", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	pf := newPatientFlags(fs)
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return errUsage
+	fs := newFlags("records erase", stdout, stderr)
+	pf := newPatientFlags(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageOf(fs.FlagSet)
 	}
 	ops, closeStore, err := patientOperator(ctx, *pf.config, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	n, err := ops.Erase(ctx, cliActor(getenv), pf.request())
+	n, err := ops.Erase(ctx, cliActor(), pf.request())
 	if errors.Is(err, operator.ErrUnknownClient) {
 		return fmt.Errorf("no client %q in the config", *pf.client)
 	}
@@ -92,20 +94,22 @@ func erase(ctx context.Context, args []string, getenv func(string) string, stdou
 // export runs pads records export --client ID (--patient UUID | --email
 // EMAIL) --out FILE [--fhir].
 func export(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("records export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	pf := newPatientFlags(fs)
+	fs := newFlags("records export", stdout, stderr)
+	pf := newPatientFlags(fs.FlagSet)
 	out := fs.String("out", "", "the file to write (must not exist; created 0600)")
 	fhir := fs.Bool("fhir", false, "add each result's FHIR R4 Bundle beside its JSON payload")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || *out == "" {
-		return errUsage
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 || *out == "" {
+		return usageOf(fs.FlagSet)
 	}
 	ops, closeStore, err := patientOperator(ctx, *pf.config, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	recs, err := ops.Export(ctx, cliActor(getenv), pf.request())
+	recs, err := ops.Export(ctx, cliActor(), pf.request())
 	if errors.Is(err, operator.ErrUnknownClient) {
 		return fmt.Errorf("no client %q in the config", *pf.client)
 	}

@@ -3,13 +3,18 @@
 //	pads demo                                     the whole flow on this machine
 //	pads serve [--config FILE] [--listen ADDR]   run the API
 //	pads deliveries list|show|replay ...          inspect and replay deliveries
+//	pads destinations list|test ...               list destinations, send a test event
 //	pads records reseal [--config FILE]           rewrite records under the first encryption key
 //	pads records erase|export --client ID ...     erase or export one patient's data
 //	pads backup FILE [--config FILE]              copy the SQLite database while pads serves
 //	pads audit [--limit N]                        print the audit log
 //	pads tokens revoke --client ID                refuse every token of a client issued until now
+//	pads tokens revoke --admin ID                 refuse every admin API token of an admin issued until now
 //	pads keys api                                 make a client API key and its sha256
 //	pads keys secret                              make a base64 key for secrets
+//	pads keys whsec                               make a whsec_ webhook signing secret
+//	pads listen [--listen ADDR] [--forward-to URL] receive, verify and print deliveries
+//	pads reload [--config FILE]                   make the running pads read its config again
 //	pads version
 package main
 
@@ -41,30 +46,29 @@ func main() {
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "pads:", err)
 		if errors.Is(err, errUsage) {
+			if err == errUsage {
+				printHelp(os.Stderr)
+			}
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
 }
 
-var errUsage = errors.New(`usage:
-  pads serve [--config FILE] [--listen ADDR]
-  pads demo
-  pads deliveries list [--status pending|delivered|failed] [--client ID] [--limit N] [--config FILE]
-  pads deliveries show ID [--config FILE]
-  pads deliveries replay ID [--config FILE]
-  pads deliveries replay --failed --since TIME|DURATION [--client ID] [--config FILE]
-  pads records reseal [--config FILE]
-  pads records erase --client ID (--patient UUID | --email EMAIL) [--config FILE]
-  pads records export --client ID (--patient UUID | --email EMAIL) --out FILE [--fhir] [--config FILE]
-  pads backup FILE [--config FILE]
-  pads audit [--limit N] [--config FILE]
-  pads tokens revoke --client ID [--config FILE]
-  pads keys api|secret
-  pads version`)
+// errUsage is pads used wrongly: main prints the commands and exits 2.
+var errUsage = errors.New("unknown command or arguments; pads help lists the commands")
 
-// run is the whole program; tests call it in-process.
+// run is the whole program; tests call it in-process. A command's --help
+// is a success.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errUsage
 	}
@@ -73,8 +77,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
 		return demo(ctx, args[1:], getenv, stdout, stderr)
+	case "listen":
+		return listen(ctx, args[1:], getenv, stdout, stderr)
+	case "reload":
+		return reloadCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "deliveries":
 		return deliveries(ctx, args[1:], getenv, stdout, stderr)
+	case "destinations":
+		return destinationsCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "audit":
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "records":
@@ -84,12 +94,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "tokens":
 		return tokens(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
-		return keys(args[1:], stdout)
+		return keys(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "pads", version)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, errUsage.Error())
+		printHelp(stdout)
 		return nil
 	}
 	return errUsage

@@ -15,10 +15,12 @@ import (
 	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
 )
 
-// A receiver that fails a record's non-sensitive delivery twice gets the
-// record's sensitive delivery only after the third attempt of the
-// non-sensitive one succeeds; other records go on meanwhile, and their
-// latency is logged. On both stores.
+// A receiver that fails a record's non-sensitive delivery until every other
+// record's results have arrived gets the record's sensitive delivery only
+// after its non-sensitive one succeeds. Other records go on meanwhile: were
+// they held up behind it, its retries would run out first and the test
+// fails, whatever the machine's speed. Their latency is logged. On both
+// stores.
 func TestARecordsSensitiveDeliveryWaitsForItsIdentity(t *testing.T) {
 	t.Parallel()
 	for _, db := range []string{"sqlite", "postgres"} {
@@ -44,6 +46,7 @@ type arrival struct {
 func testRecordOrder(t *testing.T, database string) {
 	var mu sync.Mutex
 	var arrivals []arrival
+	const others = 40
 	failures := 0
 	var rc *receiver
 	rc = newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
@@ -52,7 +55,7 @@ func testRecordOrder(t *testing.T, database string) {
 		mu.Lock()
 		defer mu.Unlock()
 		event := r.Header.Get("X-Pads-Event")
-		if body.Email == "held@example.com" && event == "non-sensitive" && failures < 2 {
+		if body.Email == "held@example.com" && event == "non-sensitive" && (failures < 2 || othersDone(arrivals) < others) {
 			failures++
 			w.WriteHeader(http.StatusInternalServerError)
 			return
@@ -71,7 +74,7 @@ clients:
     destinations:
       - type: webhook
         url: %s
-        retry: {attempts: 5, initialDelay: 300ms, multiplier: 1}
+        retry: {attempts: 20, initialDelay: 500ms, multiplier: 1}
 `, filepath.Join(dir, "data"), database, acmeKey, rc.srv.URL))
 	s := startServerAt(t, path)
 	tok := s.token("acme", acmeKey, "storage")
@@ -79,7 +82,6 @@ clients:
 	completeForm(t, s, tok, "acme-main", "held@example.com")
 	completeAssessment(t, s, tok, "acme-main", "held@example.com")
 	// Other records, each with both deliveries, while the held one waits.
-	const others = 40
 	answered := map[string]time.Time{}
 	for i := range others {
 		email := fmt.Sprintf("other%d@example.com", i)
@@ -104,7 +106,7 @@ clients:
 			}
 		}
 	}
-	if failures != 2 || identity.IsZero() || results.IsZero() || !results.After(identity) {
+	if failures < 2 || identity.IsZero() || results.IsZero() || !results.After(identity) {
 		t.Fatalf("held record: %d failed attempts, identity delivered %v, results %v; want results after identity", failures, identity, results)
 	}
 	// Each other record: identity first, and its latency from the answer
@@ -125,9 +127,17 @@ clients:
 	}
 	slices.Sort(latencies)
 	p99 := latencies[len(latencies)*99/100]
-	t.Logf("held record: identity after 2 failures, results %v after it; other records (%d): p50 %v, p99 %v from answer to results",
-		results.Sub(identity).Round(time.Millisecond), others, latencies[len(latencies)/2].Round(time.Millisecond), p99.Round(time.Millisecond))
-	if p99 > 550*time.Millisecond {
-		t.Errorf("other records waited %v (p99): a held record must not hold them up (its retries take 600 ms)", p99)
+	t.Logf("held record: identity after %d failures, results %v after it; other records (%d): p50 %v, p99 %v from answer to results",
+		failures, results.Sub(identity).Round(time.Millisecond), others, latencies[len(latencies)/2].Round(time.Millisecond), p99.Round(time.Millisecond))
+}
+
+// othersDone counts the other records whose results have arrived.
+func othersDone(arrivals []arrival) int {
+	n := 0
+	for _, a := range arrivals {
+		if strings.HasPrefix(a.email, "other") && a.event == "sensitive" {
+			n++
+		}
 	}
+	return n
 }

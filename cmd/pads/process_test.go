@@ -51,6 +51,12 @@ func (p *proc) wait() error {
 
 func startProc(t *testing.T, dir string, args ...string) *proc {
 	t.Helper()
+	return startProcEnv(t, dir, nil, args...)
+}
+
+// startProcEnv is startProc with env added to the process's environment.
+func startProcEnv(t *testing.T, dir string, env []string, args ...string) *proc {
+	t.Helper()
 	bin, err := buildPads()
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +64,9 @@ func startProc(t *testing.T, dir string, args ...string) *proc {
 	p := &proc{logs: &syncBuffer{}, out: &syncBuffer{}}
 	p.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
 	p.cmd.Dir, p.cmd.Stdout, p.cmd.Stderr = dir, p.out, p.logs
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -36,11 +35,10 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 	default:
 		return errUsage
 	}
-	fs := flag.NewFlagSet("records reseal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("records reseal", stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage
+	if err := fs.parse(args[1:]); err != nil {
+		return err
 	}
 	_, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
@@ -51,7 +49,7 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer st.Close()
-	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor(getenv))
+	rep, err := operator.New(st, time.Now, nil).Reseal(ctx, cliActor())
 	if err != nil {
 		return fmt.Errorf("%w (rewritten before the error: %d records, %d payloads, %d answers)", err,
 			rep.Records.Rewritten, rep.Payloads.Rewritten, rep.Responses.Rewritten)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,8 +123,9 @@ func funnelOf(tok, globex string) string {
 
 var revokedRE = regexp.MustCompile(`issued before (\S+):`)
 
-// revokeTokens runs pads tokens revoke as the operator "ada" and returns
-// the time before which the client's tokens are refused.
+// revokeTokens runs pads tokens revoke with $USER saying "ada" (the audit
+// log must name the process's user instead) and returns the time before
+// which the client's tokens are refused.
 func revokeTokens(t *testing.T, path, client string) time.Time {
 	t.Helper()
 	var out, errs bytes.Buffer
@@ -203,8 +205,9 @@ func TestTokensRevokeRefusesEarlierTokensDurably(t *testing.T) {
 	if err := run(context.Background(), []string{"audit", "--config", path}, func(string) string { return "" }, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`cli:ada\s+tokens\.revoke\s+client:acme`).MatchString(out.String()) {
-		t.Fatalf("the revocation is not in the audit log:\n%s", out.String())
+	if !regexp.MustCompile(regexp.QuoteMeta(cliActor())+`\s+tokens\.revoke\s+client:acme`).MatchString(out.String()) ||
+		strings.Contains(out.String(), "cli:ada") {
+		t.Fatalf("the revocation is not in the audit log under the process's user (not $USER):\n%s", out.String())
 	}
 	if err := run(context.Background(), []string{"tokens", "revoke", "--client", "nobody", "--config", path}, func(string) string { return "" }, &out, &bytes.Buffer{}); err == nil ||
 		!strings.Contains(err.Error(), `no client "nobody"`) {
@@ -249,5 +252,55 @@ clients:
 		if s := saveStatus(t, p.base, fresh, "acme-main"); s != 201 {
 			t.Fatalf("process %d, a token issued after the revocation: %d", i, s)
 		}
+	}
+}
+
+func TestCLIActorIsTheUserIDsNameOrTheID(t *testing.T) {
+	t.Parallel()
+	found := func(string) (*user.User, error) { return &user.User{Username: "ada"}, nil }
+	missing := func(id string) (*user.User, error) { return nil, user.UnknownUserIdError(1234) }
+	if got := actorOfUID(1000, found); got != "cli:ada" {
+		t.Errorf("actor = %q", got)
+	}
+	if got := actorOfUID(1234, missing); got != "cli:uid:1234" {
+		t.Errorf("actor of an unnamed uid = %q", got)
+	}
+}
+
+// TestTokensRevokeAdminRefusesTheAdminsTokens: pads tokens revoke --admin
+// refuses the admin's admin API tokens issued until then, and leaves a
+// client of the same id alone.
+func TestTokensRevokeAdminRefusesTheAdminsTokens(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := strings.Replace(testConfig(filepath.Join(dir, "data")), "clients:", fmt.Sprintf("admins:\n  - id: acme\n    apiKeys: [{key: %s}]\nclients:", opsKey), 1)
+	path := writeConfig(t, dir, text)
+	s := startServerAt(t, path)
+	r := s.do("POST", "/admin/authenticate", jsonHeader, `{"username":"acme","password":"`+opsKey+`"}`)
+	if r.status != 200 {
+		t.Fatalf("admin authenticate: %d %s", r.status, r.raw)
+	}
+	admin := map[string]string{"Authorization": "Bearer " + r.body["token"].(string)}
+	client := s.token("acme", acmeKey, "storage")
+	var out, errs bytes.Buffer
+	if err := run(context.Background(), []string{"tokens", "revoke", "--admin", "acme", "--config", path}, func(string) string { return "" }, &out, &errs); err != nil {
+		t.Fatalf("pads tokens revoke --admin: %v\n%s", err, errs.String())
+	}
+	if !strings.Contains(out.String(), `revoked the tokens of admin "acme"`) {
+		t.Fatalf("printed %q", out.String())
+	}
+	start := time.Now()
+	for s.do("GET", "/admin/deliveries", admin, "").status != 401 {
+		if time.Since(start) > revocationBound {
+			t.Fatalf("a revoked admin token still works %v after the revocation", revocationBound)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := s.save(client, "non-sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"a@example.com"}`); r.status != 201 {
+		t.Fatalf("the client of the same id after its admin namesake's revocation: %d %s", r.status, r.raw)
+	}
+	if err := run(context.Background(), []string{"tokens", "revoke", "--admin", "nobody", "--config", path}, func(string) string { return "" }, &out, &errs); err == nil ||
+		!strings.Contains(err.Error(), `no admin "nobody"`) {
+		t.Fatalf("revoking an unknown admin: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -40,20 +39,27 @@ import (
 const shutdownGrace = 15 * time.Second
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: the starter config in ./pads-data, written on first start)")
+	fs := newFlags("serve", stdout, stderr)
+	configPath := fs.String("config", "", "config file (default: the starter config in --data-dir, written on first start)")
+	dataDir := fs.String("data-dir", config.DefaultDataDir, "without --config: where the starter config, its secrets and database live")
 	listen := fs.String("listen", "", "listen address, overriding the config's listen")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageOf(fs.FlagSet)
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	path := *configPath
 	if path == "" {
-		p, key, err := config.Starter(config.DefaultDataDir)
+		p, key, created, err := config.Starter(*dataDir, getenv(listenAddrEnv))
 		if err != nil {
 			return err
+		}
+		if created {
+			logger.Warn("generated new secrets; back this file up: losing it loses every stored record",
+				"file", filepath.Join(*dataDir, config.SecretsFile))
 		}
 		if key != "" {
 			printStarter(stdout, p, key)
@@ -118,6 +124,12 @@ func (a *app) serveHTTP(ctx context.Context, ln net.Listener, path string, geten
 		Log: a.logger, Observe: a.metrics.ObserveConfigReload}
 	stopReload := r.OnHUP()
 	defer stopReload()
+	sock := filepath.Join(cfg.DataDir, reload.SocketFile)
+	if stopSocket, err := r.OnSocket(sock); err != nil {
+		a.logger.Warn("pads reload is unavailable for this process; SIGHUP still reloads", "socket", sock, "err", err.Error())
+	} else {
+		defer stopSocket()
+	}
 	a.logger.Info("listening", "addr", ln.Addr().String(), "tls", a.cert != nil, "config", path, "version", version)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -246,7 +258,8 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		a.store.Close()
 		return nil, err
 	}
-	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load))
+	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load)).
+		WithTester(destinationTester(a.dests, senders))
 	a.handler = httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
@@ -336,13 +349,15 @@ func authKeys(in []config.Key) []auth.Key {
 
 func printStarter(w io.Writer, path, key string) {
 	fmt.Fprintf(w, `pads: first start. Wrote a starter config to %s
-with client "demo" (subscription full) and funnel "demo-main".
+with client "demo" (subscription full), funnel "demo-main", and a
+destination "listen" that sends every save's results to pads listen.
 
 The demo client's API key, shown only this once (the config keeps its sha256):
 
     %s
 
-Get a token:
+See your first webhook: run "pads listen" in another terminal (it verifies
+each delivery's signature and prints it), then save a record:
     curl -s -X POST http://127.0.0.1:8080/storage/authenticate \
       -H 'Content-Type: application/json' \
       -d '{"username":"demo","password":"%s"}'

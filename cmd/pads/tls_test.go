@@ -121,6 +121,9 @@ tls:
 	if resp.StatusCode != 200 || resp.TLS.Version != tls.VersionTLS13 || resp.Proto != "HTTP/1.1" {
 		t.Fatalf("authenticate over TLS: %d, version %x, %s", resp.StatusCode, resp.TLS.Version, resp.Proto)
 	}
+	if h := resp.Header.Get("Strict-Transport-Security"); h != "max-age=31536000" {
+		t.Fatalf("an answer over TLS without HSTS: %q", h)
+	}
 	if resp, _, serial := tlsSave(t, keepAlive, base, tok.Token); resp.StatusCode != 201 || serial != 1 {
 		t.Fatalf("save over TLS: %d, certificate %d", resp.StatusCode, serial)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -14,39 +13,54 @@ import (
 // tokens runs the token commands:
 //
 //	pads tokens revoke --client ID [--config FILE]
+//	pads tokens revoke --admin ID [--config FILE]
 //
-// revoke refuses every token of the client issued until now, on every
-// process serving the config's database, within auth.RevocationBound
-// and for good (it is kept in the database). Tokens issued afterwards
-// work.
+// revoke refuses every token of the client (or of the admin, on the admin
+// API) issued until now, on every process serving the config's database,
+// within auth.RevocationBound and for good (it is kept in the database).
+// Tokens issued afterwards work.
 func tokens(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "revoke" {
 		return errUsage
 	}
-	fs := flag.NewFlagSet("tokens revoke", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("tokens revoke", stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
 	client := fs.String("client", "", "the client whose tokens to revoke")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || *client == "" {
-		return errUsage
+	admin := fs.String("admin", "", "the admin whose admin API tokens to revoke")
+	if err := fs.parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || (*client == "") == (*admin == "") {
+		return usageOf(fs.FlagSet)
 	}
 	path, cfg, err := cliConfig(*configPath, getenv)
 	if err != nil {
 		return err
 	}
-	if cfg.Client(*client) == nil {
-		return fmt.Errorf("no client %q in %s", *client, path)
+	kind, id := "client", *client
+	if *admin != "" {
+		kind, id = "admin", *admin
+		if cfg.Admin(id) == nil {
+			return fmt.Errorf("no admin %q in %s", id, path)
+		}
+	} else if cfg.Client(id) == nil {
+		return fmt.Errorf("no client %q in %s", id, path)
 	}
 	st, _, err := cliStore(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	before, err := operator.New(st, time.Now, nil).RevokeTokens(ctx, cliActor(getenv), *client)
+	ops := operator.New(st, time.Now, nil)
+	revoke := ops.RevokeTokens
+	if kind == "admin" {
+		revoke = ops.RevokeAdminTokens
+	}
+	before, err := revoke(ctx, cliActor(), id)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "revoked the tokens of client %q issued before %s: every pads serving this database refuses them within %v\n",
-		*client, before.Format(time.RFC3339), auth.RevocationBound)
+	fmt.Fprintf(stdout, "revoked the tokens of %s %q issued before %s: every pads serving this database refuses them within %v\n",
+		kind, id, before.Format(time.RFC3339), auth.RevocationBound)
 	return nil
 }

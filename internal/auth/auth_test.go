@@ -300,7 +300,7 @@ func TestThrottleCannotBeFlushed(t *testing.T) {
 	for range 10 {
 		th.Fail("acme", "192.0.2.1")
 	}
-	for i := range 250_000 {
+	for i := range 120_000 {
 		// 50 junk failures per address: under each address's budget.
 		addr := fmt.Sprintf("10.%d.%d.%d", i/50>>16&255, i/50>>8&255, i/50&255)
 		th.Fail(fmt.Sprintf("junk-%d", i), addr)

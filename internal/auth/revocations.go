@@ -93,12 +93,26 @@ func (r *Revocations) Stop() {
 	}
 }
 
-// Revoked reports whether the token of c was issued before its subject's
-// revocation. A nil *Revocations revokes nothing.
+// Revoked reports whether the client token of c was issued before its
+// subject's revocation. A nil *Revocations revokes nothing.
 func (r *Revocations) Revoked(c Claims) bool {
+	return r.revoked(c.Subject, c)
+}
+
+// RevokedAdmin is Revoked for an admin token: admins' revocations are
+// kept under AdminSubject, apart from clients' of the same id.
+func (r *Revocations) RevokedAdmin(c Claims) bool {
+	return r.revoked(AdminSubject(c.Subject), c)
+}
+
+// AdminSubject is the key of an admin's revocation: "admin:<id>". A
+// client id cannot hold ':', so it never names a client.
+func AdminSubject(id string) string { return "admin:" + id }
+
+func (r *Revocations) revoked(subject string, c Claims) bool {
 	if r == nil {
 		return false
 	}
-	before, ok := (*r.before.Load())[c.Subject]
+	before, ok := (*r.before.Load())[subject]
 	return ok && c.IssuedAt.Before(before)
 }

@@ -21,6 +21,7 @@ type Config struct {
 	Limits       Limits            `yaml:"limits"`
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
+	Console      Console           `yaml:"console"`
 	// TLS, when it names a certificate, makes pads serve HTTPS itself.
 	TLS TLS `yaml:"tls"`
 	// TrustedProxies are the addresses (CIDR ranges or single addresses)
@@ -28,6 +29,10 @@ type Config struct {
 	TrustedProxies []string `yaml:"trustedProxies"`
 	Clients        []Client `yaml:"clients"`
 	Admins         []Admin  `yaml:"admins"`
+	// OperatorEvents are the endpoints told when a destination starts or
+	// stops failing, a delivery fails for good, or a destination is paused
+	// or resumed.
+	OperatorEvents []OperatorEndpoint `yaml:"operatorEvents"`
 
 	// Path is the file the config was read from, "" for the built-in one.
 	Path string `yaml:"-"`
@@ -101,6 +106,17 @@ type SecretKey struct {
 type DestinationPolicy struct {
 	AllowPrivateNetworks bool `yaml:"allowPrivateNetworks"`
 	AllowPlainHTTP       bool `yaml:"allowPlainHTTP"`
+	// FailingAfter is how many attempts in a row must fail before a
+	// destination counts as failing (the operator event
+	// destination.failing).
+	FailingAfter int `yaml:"failingAfter"`
+}
+
+// Console holds the operator console's settings.
+type Console struct {
+	// InactivityTimeout ends a console session that has seen no request
+	// for that long (an automatic logoff).
+	InactivityTimeout Duration `yaml:"inactivityTimeout"`
 }
 
 // Client is an organisation that sends records and receives results.
@@ -220,6 +236,17 @@ type Destination struct {
 	// Format is what a delivery's body is: FormatSeedJSON (the seed's
 	// payload) or FormatFHIR (a FHIR R4 Bundle).
 	Format string `yaml:"format"`
+	// Events are the client's events the destination gets (EventNonSensitive,
+	// EventSensitive, EventResultsUpdated); never more than the client's
+	// subscription allows. Default: what the subscription allows, never
+	// results-updated.
+	Events []string `yaml:"events"`
+	// MaxPerSecond bounds the deliveries to the destination, per process
+	// (a token bucket with a burst of 1); 0: unbounded.
+	MaxPerSecond float64 `yaml:"maxPerSecond"`
+	// Local marks a receiver on this machine (pads listen): its url must be
+	// plain http to a loopback address, allowed for this destination only.
+	Local bool `yaml:"local"`
 }
 
 // The formats of a destination's deliveries.
@@ -279,8 +306,14 @@ type OAuth2Auth struct {
 
 // HMACAuth signs deliveries the Standard Webhooks way.
 type HMACAuth struct {
-	Secret          string   `yaml:"secret"`
-	PreviousSecrets []string `yaml:"previousSecrets"`
+	Secret string `yaml:"secret"`
+	// StoredSecret names a secret in DataDir/secrets.json's webhookSecrets
+	// instead: the starter config's local destination, whose secret pads
+	// generated and pads listen reads there. Load puts it in Secret.
+	StoredSecret string `yaml:"storedSecret"`
+	// PreviousSecrets also sign while the secret is rotated; each may end
+	// at a time of its own.
+	PreviousSecrets []PreviousSecret `yaml:"previousSecrets"`
 }
 
 // Retry is a destination's retry schedule.

@@ -96,6 +96,8 @@ func TestParseRejectsBadConfigWithItsLine(t *testing.T) {
 		{"plain http destination", minimal + "    destinations:\n      - type: webhook\n        url: http://example.com/x\n", "line 10: clients[0].destinations[0].url: must use https"},
 		{"two auth methods", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          bearer: {token: t}\n          basic: {username: u, password: p}\n", "clients[0].destinations[0].auth: give at most one of"},
 		{"bad whsec", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          hmac: {secret: abc}\n", "clients[0].destinations[0].auth.hmac.secret: must be whsec_"},
+		{"header value with CR LF", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        headers: {X-Tenant: \"a\\r\\nX-Evil: 1\"}\n", "line 11: clients[0].destinations[0].headers.X-Tenant: must not contain control characters"},
+		{"api key value with NUL", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        auth:\n          apiKey: {header: X-Key, value: \"k\\0\"}\n", "line 12: clients[0].destinations[0].auth.apiKey.value: must not contain control characters"},
 		{"reserved header", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        headers: {webhook-id: x}\n", "headers.webhook-id: is set by pads itself"},
 		{"timeout over 30s", minimal + "    destinations:\n      - type: webhook\n        url: https://example.com/x\n        timeout: 31s\n", "line 11: clients[0].destinations[0].timeout: must be more than 0 and at most 30s"},
 		{"bad topic arn", minimal + "    destinations:\n      - type: sns\n        topicArn: arn:aws:sqs:us-east-1:123456789012:q\n        region: us-east-1\n", "line 10: clients[0].destinations[0].topicArn: must be an SNS topic ARN"},
@@ -185,9 +187,9 @@ func TestParseAllowsPlainHTTPWhenAsked(t *testing.T) {
 func TestStarterWritesAWorkingConfigOnce(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	path, key, err := config.Starter(dir)
-	if err != nil || key == "" {
-		t.Fatalf("Starter = %q, %q, %v", path, key, err)
+	path, key, created, err := config.Starter(dir, "")
+	if err != nil || key == "" || !created {
+		t.Fatalf("Starter = %q, %q, %v, %v", path, key, created, err)
 	}
 	cfg, err := config.Load(path, env(nil))
 	if err != nil {
@@ -201,8 +203,83 @@ func TestStarterWritesAWorkingConfigOnce(t *testing.T) {
 	if strings.Contains(string(data), key) {
 		t.Fatal("starter config holds the API key in clear")
 	}
-	if _, again, err := config.Starter(dir); err != nil || again != "" {
+	// Its destination is pads listen's, signed with the stored secret
+	// that pads listen reads, and it alone may use plain http to loopback.
+	listen := cfg.Destination("demo", "listen")
+	secret, err := config.StoredWebhookSecret(dir, config.ListenSecret)
+	if listen == nil || err != nil || listen.URL != "http://"+config.DefaultListenAddr+config.ListenPath ||
+		!listen.Local || listen.Auth.HMAC == nil || listen.Auth.HMAC.Secret != secret || !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("starter destination = %+v, secret %q, %v", listen, secret, err)
+	}
+	if cfg.Destinations.AllowPlainHTTP || cfg.Destinations.AllowPrivateNetworks {
+		t.Fatal("the starter config must not relax every destination's checks")
+	}
+	if _, again, _, err := config.Starter(dir, ""); err != nil || again != "" {
 		t.Fatalf("second Starter = %q, %v; want no new key", again, err)
+	}
+	// Keys written later, by LoadKeys, are the ones the starter wrote.
+	if _, generated, err := config.LoadKeys(cfg); err != nil || generated {
+		t.Fatalf("LoadKeys after Starter: generated %v, %v", generated, err)
+	}
+}
+
+func TestStarterAddsItsSecretToAnExistingSecretsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, err := config.Parse([]byte("dataDir: "+dir+"\n"+minimal), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, err := config.LoadKeys(cfg) // an older data dir: no webhook secrets
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, created, err := config.Starter(dir, "127.0.0.1:9999"); err != nil || created {
+		t.Fatalf("Starter: created %v, %v", created, err)
+	}
+	after, _, err := config.LoadKeys(cfg)
+	if err != nil || string(after.Encryption[0].Secret) != string(before.Encryption[0].Secret) || string(after.JWT[0].Secret) != string(before.JWT[0].Secret) {
+		t.Fatalf("the existing keys must stay: %v", err)
+	}
+	if _, err := config.StoredWebhookSecret(dir, config.ListenSecret); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, config.SecretsFile))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file mode = %v, %v", st, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, config.StarterFile))
+	if !strings.Contains(string(data), "http://127.0.0.1:9999/webhooks/pads") {
+		t.Fatalf("the listen address given must be the destination's:\n%s", data)
+	}
+}
+
+func TestLocalDestinationsAreLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := config.EnsureWebhookSecret(dir, "listen"); err != nil {
+		t.Fatal(err)
+	}
+	dest := func(url, extra string) string {
+		return "dataDir: " + dir + "\n" + minimal + "    destinations:\n      - {type: webhook, local: true, url: \"" + url + "\"" + extra + "}\n"
+	}
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"loopback v4", dest("http://127.0.0.1:8090/x", ", auth: {hmac: {storedSecret: listen}}"), ""},
+		{"loopback v6", dest("http://[::1]:8090/x", ""), ""},
+		{"a name", dest("http://localhost:8090/x", ""), "for a local destination"},
+		{"another host", dest("http://10.0.0.8:8090/x", ""), "for a local destination"},
+		{"https", dest("https://127.0.0.1:8090/x", ""), "for a local destination"},
+		{"plain http elsewhere stays refused", minimal + "    destinations:\n      - {type: webhook, url: \"http://127.0.0.1:1/x\"}\n", "must use https"},
+		{"a stored secret that is not there", dest("http://127.0.0.1:8090/x", ", auth: {hmac: {storedSecret: other}}"), `has no webhook secret "other"`},
+		{"both secrets", dest("http://127.0.0.1:8090/x", ", auth: {hmac: {storedSecret: listen, secret: x}}"), "give one of secret and storedSecret"},
+	}
+	for _, tt := range tests {
+		_, err := config.Parse([]byte(tt.yaml), env(nil))
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
 

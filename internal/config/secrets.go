@@ -31,7 +31,14 @@ const SecretsFile = "secrets.json"
 type secretsFile struct {
 	JWTKeys        []SecretKey `json:"jwtKeys"`
 	EncryptionKeys []SecretKey `json:"encryptionKeys"`
+	// WebhookSecrets are whsec_ signing secrets by name, for destinations
+	// with hmac.storedSecret: pads listen reads the same file.
+	WebhookSecrets map[string]string `json:"webhookSecrets,omitempty"`
 }
+
+// ListenSecret names the signing secret of the starter config's local
+// destination, the one pads listen verifies with.
+const ListenSecret = "listen"
 
 // LoadKeys returns the secrets of the config; a kind the config does not give
 // is read from DataDir/secrets.json, which is created (mode 0600) the first
@@ -75,8 +82,8 @@ func storedSecrets(path string) (secretsFile, bool, error) {
 	s = secretsFile{
 		JWTKeys:        []SecretKey{{ID: "k1", Key: NewSecret()}},
 		EncryptionKeys: []SecretKey{{ID: "e1", Key: NewSecret()}},
+		WebhookSecrets: map[string]string{ListenSecret: NewWebhookSecret()},
 	}
-	data, _ = json.MarshalIndent(s, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return s, false, fmt.Errorf("create data dir: %w", err)
 	}
@@ -85,16 +92,81 @@ func storedSecrets(path string) (secretsFile, bool, error) {
 	if err != nil {
 		return s, false, fmt.Errorf("write secrets: %w", err)
 	}
+	return s, true, writeSecrets(f, s)
+}
+
+// writeSecrets writes s to f, synced, and closes f.
+func writeSecrets(f *os.File, s secretsFile) error {
+	data, _ := json.MarshalIndent(s, "", "  ")
 	if _, err := f.Write(append(data, '\n')); err != nil {
 		f.Close()
-		return s, false, fmt.Errorf("write secrets: %w", err)
+		return fmt.Errorf("write secrets: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return s, false, fmt.Errorf("write secrets: %w", err)
+		return fmt.Errorf("write secrets: %w", err)
 	}
-	return s, true, f.Close()
+	return f.Close()
 }
+
+// StoredWebhookSecret returns the whsec_ secret named name in
+// dataDir/secrets.json.
+func StoredWebhookSecret(dataDir, name string) (string, error) {
+	path := filepath.Join(dataDir, SecretsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, errors.Unwrap(err))
+	}
+	var s secretsFile
+	if err := json.Unmarshal(data, &s); err != nil {
+		return "", fmt.Errorf("secrets file %s is damaged; restore it from backup", path)
+	}
+	v, ok := s.WebhookSecrets[name]
+	if !ok {
+		return "", fmt.Errorf("%s has no webhook secret %q", path, name)
+	}
+	if _, err := WebhookSecret(v); err != nil {
+		return "", fmt.Errorf("%s: webhook secret %q %v", path, name, err)
+	}
+	return v, nil
+}
+
+// EnsureWebhookSecret makes dataDir/secrets.json hold a webhook secret
+// named name: it writes the whole file, with pads' own keys, when there is
+// none (created reports it), or adds the secret to the file in place.
+func EnsureWebhookSecret(dataDir, name string) (created bool, err error) {
+	path := filepath.Join(dataDir, SecretsFile)
+	s, created, err := storedSecrets(path)
+	if err != nil || s.WebhookSecrets[name] != "" {
+		return created, err
+	}
+	if s.WebhookSecrets == nil {
+		s.WebhookSecrets = map[string]string{}
+	}
+	s.WebhookSecrets[name] = NewWebhookSecret()
+	// A new file renamed over the old: a crash leaves one or the other,
+	// never half of the keys every record is sealed with.
+	tmp, err := os.CreateTemp(dataDir, ".secrets-*.json")
+	if err != nil {
+		return false, fmt.Errorf("write secrets: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("write secrets: %w", err)
+	}
+	if err := writeSecrets(tmp, s); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return false, fmt.Errorf("write secrets: %w", err)
+	}
+	return false, nil
+}
+
+// NewWebhookSecret returns a fresh Standard Webhooks signing secret:
+// whsec_ and base64 of 32 random bytes.
+func NewWebhookSecret() string { return "whsec_" + NewSecret() }
 
 func decodeKeys(in []SecretKey) ([]Key, error) {
 	out := make([]Key, len(in))

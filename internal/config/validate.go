@@ -39,6 +39,9 @@ const (
 	// (60 s), so the balancer, not pads, closes idle connections.
 	DefaultIdleTimeout    = 120 * time.Second
 	DefaultSavesPerSecond = 1000
+	// DefaultInactivityTimeout logs an idle console session off, as
+	// HIPAA 164.312(a)(2)(iii) asks.
+	DefaultInactivityTimeout = 15 * time.Minute
 	// DefaultBodiesRetention keeps the bodies pads delivered for a week
 	// after their last delivery: long enough for a client to notice a lost
 	// delivery over a weekend and have it replayed, short enough to keep
@@ -85,6 +88,13 @@ func (c *Config) withDefaults() {
 	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
 	setDuration(&c.Limits.WriteTimeout, DefaultWriteTimeout)
 	setDuration(&c.Limits.IdleTimeout, DefaultIdleTimeout)
+	if c.Destinations.FailingAfter == 0 {
+		c.Destinations.FailingAfter = DefaultFailingAfter
+	}
+	for i := range c.OperatorEvents {
+		setDuration(&c.OperatorEvents[i].Timeout, DefaultTimeout)
+	}
+	setDuration(&c.Console.InactivityTimeout, DefaultInactivityTimeout)
 	for i := range c.Clients {
 		cl := &c.Clients[i]
 		setDefault(&cl.Subscription, SubscriptionNonSensitive)
@@ -121,6 +131,9 @@ func (c *Config) withDefaults() {
 			}
 			setDefault(&d.Ordering, OrderingPerRecord)
 			setDefault(&d.Format, FormatSeedJSON)
+			if d.Events == nil {
+				d.Events = defaultEvents(cl)
+			}
 		}
 	}
 }
@@ -167,6 +180,9 @@ func (c *Config) validate() {
 		c.fail("tokenTTL", "must be between 1m and 24h")
 	}
 	c.validateLimits()
+	if d := c.Console.InactivityTimeout.D(); d < time.Minute || d > 12*time.Hour {
+		c.fail("console.inactivityTimeout", "must be between 1m and 12h")
+	}
 	c.validateSecrets()
 	c.validateTLS()
 	if len(c.Clients) == 0 {
@@ -179,6 +195,7 @@ func (c *Config) validate() {
 		c.validateClient(i)
 	}
 	c.validateLease()
+	c.validateOperatorEvents()
 	c.admins = map[string]*Admin{}
 	for i := range c.Admins {
 		c.validateAdmin(i)
@@ -344,6 +361,7 @@ func (c *Config) validateClient(i int) {
 		d := &cl.Destinations[j]
 		dp := fmt.Sprintf("%s.destinations[%d]", p, j)
 		c.validateDestination(dp, d)
+		c.validateDelivery(dp, cl, d)
 		if _, dup := c.destinations[destinationRef{cl.ID, d.ID}]; dup {
 			c.fail(dp+".id", "destination %q is defined twice for client %q", d.ID, cl.ID)
 			continue
@@ -465,7 +483,9 @@ func (c *Config) validateWebhook(p string, d *Destination) {
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
 		c.fail(p+".url", "must be an absolute https URL")
-	case u.Scheme == "http" && !c.Destinations.AllowPlainHTTP:
+	case d.Local && !loopback(u):
+		c.fail(p+".url", "must be http://127.0.0.1:PORT/... or http://[::1]:PORT/... for a local destination")
+	case u.Scheme == "http" && !c.Destinations.AllowPlainHTTP && !d.Local:
 		c.fail(p+".url", "must use https (set destinations.allowPlainHTTP only for development)")
 	case u.User != nil:
 		c.fail(p+".url", "must not hold credentials: use auth.basic")
@@ -475,8 +495,9 @@ func (c *Config) validateWebhook(p string, d *Destination) {
 		return
 	}
 	c.validateAuth(p+".auth", &d.Auth)
-	for name := range d.Headers {
+	for name, value := range d.Headers {
 		c.validateHeader(p+".headers."+name, name, &d.Auth)
+		c.validateHeaderValue(p+".headers."+name, value)
 	}
 }
 
@@ -496,8 +517,12 @@ func (c *Config) validateAuth(p string, a *Auth) {
 		c.fail(p+".apiKey", "needs a header name and a value")
 	case a.APIKey != nil && c.reservedHeader(a.APIKey.Header):
 		c.fail(p+".apiKey.header", "%q is set by pads itself", a.APIKey.Header)
+	case a.APIKey != nil:
+		c.validateHeaderValue(p+".apiKey.value", a.APIKey.Value)
 	case a.Bearer != nil && a.Bearer.Token == "":
 		c.fail(p+".bearer.token", "must not be empty")
+	case a.Bearer != nil:
+		c.validateHeaderValue(p+".bearer.token", a.Bearer.Token)
 	case a.Basic != nil && (a.Basic.Username == "" || strings.Contains(a.Basic.Username, ":")):
 		c.fail(p+".basic.username", "must not be empty nor contain ':'")
 	case a.OAuth2 != nil:
@@ -509,17 +534,35 @@ func (c *Config) validateAuth(p string, a *Auth) {
 			c.fail(p+".oauth2", "needs clientID and clientSecret")
 		}
 	}
-	if a.HMAC != nil {
-		for i, s := range append([]string{a.HMAC.Secret}, a.HMAC.PreviousSecrets...) {
-			sp := p + ".hmac.secret"
-			if i > 0 {
-				sp = fmt.Sprintf("%s.hmac.previousSecrets[%d]", p, i-1)
-			}
-			if _, err := WebhookSecret(s); err != nil {
-				c.fail(sp, "%v", err)
-			}
-		}
+	if a.HMAC != nil && c.storedSecret(p+".hmac", a.HMAC) {
+		c.validateHMAC(p, a.HMAC)
 	}
+}
+
+// storedSecret puts a stored secret in h.Secret, reporting false when it
+// cannot (the problem is reported).
+func (c *Config) storedSecret(p string, h *HMACAuth) bool {
+	if h.StoredSecret == "" {
+		return true
+	}
+	if h.Secret != "" {
+		c.fail(p, "give one of secret and storedSecret")
+		return false
+	}
+	s, err := StoredWebhookSecret(c.DataDir, h.StoredSecret)
+	if err != nil {
+		c.fail(p+".storedSecret", "%v", err)
+		return false
+	}
+	h.Secret = s
+	return true
+}
+
+// loopback reports a plain http URL to a loopback IP address. Names are
+// refused: what "localhost" resolves to is not pads' to check.
+func loopback(u *url.URL) bool {
+	ip, err := netip.ParseAddr(u.Hostname())
+	return u.Scheme == "http" && err == nil && ip.IsLoopback()
 }
 
 // WebhookSecret decodes a Standard Webhooks secret: whsec_ and base64 of at
@@ -541,6 +584,18 @@ func (c *Config) validateHeader(p, name string, a *Auth) {
 		c.fail(p, "is not a valid header name")
 	} else if c.reservedHeader(name) || (strings.EqualFold(name, "Authorization") && (a.Bearer != nil || a.Basic != nil || a.OAuth2 != nil)) {
 		c.fail(p, "is set by pads itself and cannot be overridden")
+	}
+}
+
+// validateHeaderValue refuses control characters (a tab aside) in a value
+// sent as a header: CR or LF would split the header, and Go's client
+// refuses such a request, so every attempt would fail.
+func (c *Config) validateHeaderValue(p, value string) {
+	for _, r := range value {
+		if (r < 0x20 && r != '\t') || r == 0x7f {
+			c.fail(p, "must not contain control characters (CR, LF, NUL, ...)")
+			return
+		}
 	}
 }
 
@@ -587,7 +642,7 @@ func (c *Config) validateSNS(p string, d *Destination) {
 	if d.RoleARN != "" && !roleARNRE.MatchString(d.RoleARN) {
 		c.fail(p+".roleArn", "must be an IAM role ARN, arn:aws:iam::<account>:role/<name>")
 	}
-	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) {
-		c.fail(p, "url, headers and auth belong to webhook destinations")
+	if d.URL != "" || len(d.Headers) > 0 || d.Auth != (Auth{}) || d.Local {
+		c.fail(p, "url, headers, auth and local belong to webhook destinations")
 	}
 }

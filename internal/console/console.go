@@ -46,7 +46,35 @@ const (
 	deliveriesPath = Prefix + "deliveries"
 	replaysPath    = Prefix + "replays"
 	auditPath      = Prefix + "audit"
+	// destinationsPath + "CLIENT/ID/test" sends a test event.
+	destinationsPath = Prefix + "destinations/"
 )
+
+// The overview refreshes itself, without script, by a meta refresh to
+// refreshURL: a request the console knows as automatic (see autoRefresh),
+// so an open overview neither keeps its session alive nor writes an audit
+// entry per refresh.
+const (
+	refreshEvery = 30 * time.Second
+	refreshQuery = "refresh=auto"
+	refreshURL   = Home + "?" + refreshQuery
+)
+
+// refreshContent is the overview's meta refresh: its own refresh every
+// refreshEvery, or sooner, just past the inactivity logoff, when that
+// comes first (the refresh then finds no session, and leaves for the
+// sign-in form).
+func refreshContent(idleLeft time.Duration) string {
+	every := refreshEvery
+	if left := idleLeft + time.Second; left < every {
+		every = max(left, time.Second)
+	}
+	return strconv.Itoa(int(every/time.Second)) + ";url=" + refreshURL
+}
+
+// autoRefresh reports whether a request is the overview's own refresh,
+// not an operator's doing.
+func autoRefresh(r *http.Request) bool { return r.URL.RawQuery == refreshQuery }
 
 // IsConsolePath reports whether a route's path is the console's (HTML for
 // people, so not in docs/openapi.yaml): "/admin", the overview and
@@ -117,7 +145,7 @@ func New(d Deps) *Console {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{d: d, sessions: newSessions(func() time.Time { return d.Now() }), pages: map[string]*template.Template{}}
-	for _, name := range []string{"signin", "overview", "deliveries", "delivery", "replays", "audit", "error"} {
+	for _, name := range []string{"signin", "overview", "deliveries", "delivery", "replays", "audit", "error", "tested"} {
 		c.pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS,
 			"templates/layout.html", "templates/"+name+".html"))
 	}
@@ -133,6 +161,15 @@ type view struct {
 	Now    time.Time
 	Notice string
 	Page   any // the page's own data
+	// Refresh, when set, is the content of the page's meta refresh,
+	// instead of the logoff's (see refreshContent).
+	Refresh string
+	// idleLeft is how long the session has before the inactivity logoff.
+	idleLeft time.Duration
+	// LogoffAfter is when, in seconds, the page leaves for the sign-in
+	// form if the operator does nothing: just past the inactivity
+	// timeout, so no patient's delivery stays on an unattended screen.
+	LogoffAfter int
 
 	actor     string // "console:<admin>"
 	sessionID string
@@ -164,13 +201,14 @@ func (c *Console) signedIn(h page) http.Handler {
 		id, sess := c.session(r)
 		if sess == nil {
 			next := Home
-			if r.Method == http.MethodGet {
+			if r.Method == http.MethodGet && !autoRefresh(r) {
 				next = r.URL.RequestURI()
 			}
 			http.Redirect(w, r, signInPath+"?next="+url.QueryEscape(next), http.StatusSeeOther)
 			return
 		}
-		v := &view{Admin: sess.admin, CSRF: sess.csrf, Now: c.d.Now().UTC(), actor: "console:" + sess.admin, sessionID: id}
+		v := &view{Admin: sess.admin, CSRF: sess.csrf, Now: c.d.Now().UTC(), actor: "console:" + sess.admin, sessionID: id,
+			LogoffAfter: int(c.idle()/time.Second) + 1, idleLeft: c.idle() - c.d.Now().Sub(sess.seen)}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 			if crossSite(r) || !sameToken(r.PostFormValue("csrf"), sess.csrf) {
@@ -186,13 +224,14 @@ func (c *Console) signedIn(h page) http.Handler {
 }
 
 // session returns the request's live session and its id. A session whose
-// admin was removed from the config ends.
+// admin was removed from the config ends, as does one idle for the
+// config's console.inactivityTimeout.
 func (c *Console) session(r *http.Request) (string, *session) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return "", nil
 	}
-	sess, ok := c.sessions.get(ck.Value)
+	sess, ok := c.sessions.get(ck.Value, c.idle(), !autoRefresh(r))
 	if !ok {
 		return "", nil
 	}
@@ -201,6 +240,15 @@ func (c *Console) session(r *http.Request) (string, *session) {
 		return "", nil
 	}
 	return ck.Value, sess
+}
+
+// idle is the config's console.inactivityTimeout (its default for a config
+// not loaded from a file).
+func (c *Console) idle() time.Duration {
+	if d := c.d.Config().Console.InactivityTimeout.D(); d > 0 {
+		return d
+	}
+	return config.DefaultInactivityTimeout
 }
 
 // crossSite reports whether the browser says the request comes from
@@ -414,12 +462,17 @@ func (c *Console) clientAddr(r *http.Request) string {
 func (c *Console) Overview() http.Handler {
 	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
 		cfg := c.d.Config()
-		o, err := c.d.Operator.Overview(r.Context(), v.actor, configured(cfg))
+		overview := c.d.Operator.Overview
+		if autoRefresh(r) {
+			overview = c.d.Operator.OverviewRefresh
+		}
+		o, err := overview(r.Context(), v.actor, configured(cfg))
 		if err != nil {
 			c.failed(w, r, v, err)
 			return
 		}
 		v.Title, v.Nav, v.Page = "Overview", "overview", newOverviewPage(o, cfg)
+		v.Refresh = refreshContent(v.idleLeft)
 		c.render(w, r, "overview", http.StatusOK, v)
 	})
 }
@@ -581,5 +634,32 @@ func (c *Console) Audit() http.Handler {
 		p.FirstURL = auditPath + "?" + url.Values{"actor": {actor}, "action": {action}}.Encode()
 		v.Title, v.Nav, v.Page = "Audit log", "audit", p
 		c.render(w, r, "audit", http.StatusOK, v)
+	})
+}
+
+// testedPage is a test send's outcome.
+type testedPage struct {
+	store.DestinationRef
+	Host   string
+	Result operator.TestResult
+}
+
+// TestDestination sends a test event to a destination, as `pads
+// destinations test` does, and shows the answer.
+func (c *Console) TestDestination() http.Handler {
+	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
+		ref := store.DestinationRef{ClientID: r.PathValue("client"), ID: r.PathValue("id")}
+		d := c.d.Config().Destination(ref.ClientID, ref.ID)
+		res, err := c.d.Operator.TestSend(r.Context(), v.actor, ref)
+		if errors.Is(err, operator.ErrNoDestination) || d == nil {
+			c.fail(w, r, v, http.StatusNotFound, "There is no such destination in the config.")
+			return
+		}
+		if err != nil {
+			c.failed(w, r, v, err)
+			return
+		}
+		v.Title, v.Nav, v.Page = "Test event", "overview", testedPage{DestinationRef: ref, Host: d.Host(), Result: res}
+		c.render(w, r, "tested", http.StatusOK, v)
 	})
 }

@@ -19,6 +19,7 @@ type session struct {
 	admin   string // the admin's id in the config
 	csrf    string // every form of the session carries it
 	expires time.Time
+	seen    time.Time // the session's last request, for the inactivity logoff
 }
 
 // sessions are kept in this process's memory, by the SHA-256 of their
@@ -45,7 +46,8 @@ func randomToken() string {
 // cookie, and the session.
 func (s *sessions) open(admin string, ttl time.Duration) (string, *session) {
 	id := randomToken()
-	sess := &session{admin: admin, csrf: randomToken(), expires: s.now().Add(ttl)}
+	now := s.now()
+	sess := &session{admin: admin, csrf: randomToken(), expires: now.Add(ttl), seen: now}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.m) >= maxSessions {
@@ -55,8 +57,12 @@ func (s *sessions) open(admin string, ttl time.Duration) (string, *session) {
 	return id, sess
 }
 
-// get returns the live session of id.
-func (s *sessions) get(id string) (*session, bool) {
+// get returns the live session of id and, when touch, marks it seen. A
+// session that has seen no request for idle ends (an automatic logoff,
+// HIPAA 164.312(a)(2)(iii)), as does one past its lifetime. A page's own
+// refresh does not touch: an open overview must not keep its session
+// alive.
+func (s *sessions) get(id string, idle time.Duration, touch bool) (*session, bool) {
 	if id == "" {
 		return nil, false
 	}
@@ -64,11 +70,18 @@ func (s *sessions) get(id string) (*session, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess, ok := s.m[key]
-	if ok && !s.now().Before(sess.expires) {
+	if !ok {
+		return nil, false
+	}
+	now := s.now()
+	if !now.Before(sess.expires) || now.Sub(sess.seen) >= idle {
 		delete(s.m, key)
 		return nil, false
 	}
-	return sess, ok
+	if touch {
+		sess.seen = now
+	}
+	return sess, true
 }
 
 // end ends the session of id, if any.

@@ -19,22 +19,81 @@ func TestSessionsExpireEndAndKeepNoIDInClear(t *testing.T) {
 			t.Fatal("a session is kept by its id in clear")
 		}
 	}
-	if got, ok := s.get(id); !ok || got.admin != "ops" {
+	if got, ok := s.get(id, 2*time.Hour, true); !ok || got.admin != "ops" {
 		t.Fatalf("get: %+v %v", got, ok)
 	}
-	if _, ok := s.get(id + "x"); ok {
+	if _, ok := s.get(id+"x", 2*time.Hour, true); ok {
 		t.Fatal("another id opened the session")
 	}
 	s.end(other)
-	if _, ok := s.get(other); ok {
+	if _, ok := s.get(other, 2*time.Hour, true); ok {
 		t.Fatal("an ended session lives on")
 	}
 	now = now.Add(time.Hour)
-	if _, ok := s.get(id); ok {
+	if _, ok := s.get(id, 2*time.Hour, true); ok {
 		t.Fatal("a session outlived its lifetime")
 	}
 	if len(s.m) != 0 {
 		t.Fatalf("%d sessions kept after they ended", len(s.m))
+	}
+}
+
+// TestSessionsEndAfterInactivity: a session that sees no request for the
+// inactivity timeout ends; each request starts the timeout again.
+func TestSessionsEndAfterInactivity(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s := newSessions(func() time.Time { return now })
+	id, _ := s.open("ops", time.Hour)
+	for range 3 {
+		now = now.Add(14 * time.Minute)
+		if _, ok := s.get(id, 15*time.Minute, true); !ok {
+			t.Fatal("an active session was logged off")
+		}
+	}
+	now = now.Add(15 * time.Minute)
+	if _, ok := s.get(id, 15*time.Minute, true); ok {
+		t.Fatal("a session idle for the whole timeout lives on")
+	}
+	if _, ok := s.get(id, time.Hour, true); ok {
+		t.Fatal("a session logged off came back")
+	}
+}
+
+// TestAPageRefreshDoesNotKeepASessionAlive: the overview's own refreshes
+// read the session without touching it, so an open page is logged off
+// like an unattended one.
+func TestAPageRefreshDoesNotKeepASessionAlive(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s := newSessions(func() time.Time { return now })
+	id, _ := s.open("ops", time.Hour)
+	for range 29 {
+		now = now.Add(30 * time.Second)
+		if _, ok := s.get(id, 15*time.Minute, false); !ok {
+			t.Fatal("a refresh within the timeout found no session")
+		}
+	}
+	now = now.Add(30 * time.Second) // 15 minutes since the operator's last request
+	if _, ok := s.get(id, 15*time.Minute, false); ok {
+		t.Fatal("refreshes kept an idle session alive")
+	}
+}
+
+func TestOverviewRefreshesEveryHalfMinuteOrJustPastTheLogoff(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		left time.Duration
+		want string
+	}{
+		{15 * time.Minute, "30;url=/admin/?refresh=auto"},
+		{29 * time.Second, "30;url=/admin/?refresh=auto"},
+		{10 * time.Second, "11;url=/admin/?refresh=auto"},
+		{-time.Minute, "1;url=/admin/?refresh=auto"},
+	} {
+		if got := refreshContent(tt.left); got != tt.want {
+			t.Errorf("%v left: %q, want %q", tt.left, got, tt.want)
+		}
 	}
 }
 

@@ -161,12 +161,13 @@ func scopeURL(path string, scope string, extra url.Values) string {
 
 // overviewPage is the overview's data.
 type overviewPage struct {
-	At      time.Time
-	Rows    []destinationRow
-	Trouble int
-	Hour    store.StateCounts
-	Day     store.StateCounts
-	Chart   chart
+	At           time.Time
+	RefreshEvery int // seconds
+	Rows         []destinationRow
+	Trouble      int
+	Hour         store.StateCounts
+	Day          store.StateCounts
+	Chart        chart
 }
 
 // destinationRow is one destination of the overview.
@@ -174,27 +175,26 @@ type destinationRow struct {
 	operator.Health
 	Type, Environment string // from the config; "" when it has left the config
 	PendingLong       bool   // the oldest pending delivery waited past operator.PendingTooLong
+	Host              string // the URL's host or the topic's name
 	DeliveriesURL     string
+	TestURL           string
 	FailedURL         string
 	PendingURL        string
 	ReplayURL         string
 }
 
 func newOverviewPage(o operator.Overview, cfg *config.Config) overviewPage {
-	p := overviewPage{At: o.At, Chart: newChart(o.Minutes)}
+	p := overviewPage{At: o.At, Chart: newChart(o.Minutes), RefreshEvery: int(refreshEvery / time.Second)}
 	for _, h := range o.Destinations {
 		scope := h.ClientID + "/" + h.ID
 		row := destinationRow{Health: h, PendingLong: h.OldestPending > operator.PendingTooLong,
 			DeliveriesURL: scopeURL(deliveriesPath, scope, nil),
 			FailedURL:     scopeURL(deliveriesPath, scope, url.Values{"state": {store.Failed}}),
 			PendingURL:    scopeURL(deliveriesPath, scope, url.Values{"state": {store.Pending}}),
-			ReplayURL:     scopeURL(replaysPath, scope, url.Values{"since": {"24h"}})}
-		if cl := cfg.Client(h.ClientID); cl != nil {
-			for _, d := range cl.Destinations {
-				if d.ID == h.ID {
-					row.Type, row.Environment = d.Type, d.Environment
-				}
-			}
+			ReplayURL:     scopeURL(replaysPath, scope, url.Values{"since": {"24h"}}),
+			TestURL:       destinationsPath + url.PathEscape(h.ClientID) + "/" + url.PathEscape(h.ID) + "/test"}
+		if d := cfg.Destination(h.ClientID, h.ID); d != nil && d.ID == h.ID {
+			row.Type, row.Environment, row.Host = d.Type, d.Environment, d.Host()
 		}
 		if len(h.Trouble) > 0 {
 			p.Trouble++

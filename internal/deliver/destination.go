@@ -23,11 +23,11 @@ type Destination struct {
 	// Webhook settings. Auth is the config's as written: at most one
 	// method (deliver/webhook applies it); HMACKeys sign every delivery,
 	// the current secret first, then each previous one while a secret is
-	// rotated.
+	// rotated (see SigningKeys).
 	URL      string
 	Headers  map[string]string
 	Auth     config.Auth
-	HMACKeys [][]byte
+	HMACKeys []HMACKey
 
 	// SNS settings.
 	TopicARN string
@@ -62,4 +62,54 @@ type Retry struct {
 // whose settings changed.
 type Reloader interface {
 	Reload(dests []Destination)
+}
+
+// HMACKey is a signing secret, decoded, and when it stops signing (zero:
+// never; a previous secret given with an expiry).
+type HMACKey struct {
+	Key     []byte
+	Expires time.Time
+}
+
+// SigningKeys returns the keys that sign a message sent at: every key
+// but the previous secrets expired by then.
+func (d *Destination) SigningKeys(at time.Time) [][]byte {
+	keys := make([][]byte, 0, len(d.HMACKeys))
+	for _, k := range d.HMACKeys {
+		if k.Expires.IsZero() || at.Before(k.Expires) {
+			keys = append(keys, k.Key)
+		}
+	}
+	return keys
+}
+
+// hmacKeys decodes a config's signing secrets, the current one first.
+func hmacKeys(h *config.HMACAuth) []HMACKey {
+	if h == nil {
+		return nil
+	}
+	var out []HMACKey
+	if k, err := config.WebhookSecret(h.Secret); err == nil { // validated at load
+		out = append(out, HMACKey{Key: k})
+	}
+	for _, p := range h.PreviousSecrets {
+		if k, err := config.WebhookSecret(p.Secret); err == nil {
+			out = append(out, HMACKey{Key: k, Expires: p.ExpiresAt()})
+		}
+	}
+	return out
+}
+
+// OperatorEndpoints returns the config's operator endpoints as the webhook
+// sender takes them, under the outbound policy of every destination.
+func OperatorEndpoints(cfg *config.Config) []Destination {
+	out := make([]Destination, 0, len(cfg.OperatorEvents))
+	for _, o := range cfg.OperatorEvents {
+		out = append(out, Destination{
+			Ref:  store.DestinationRef{ID: o.ID},
+			Type: "webhook", Format: FormatSeedJSON, URL: o.URL, Timeout: o.Timeout.D(), HMACKeys: hmacKeys(o.HMAC),
+			AllowPrivateNetworks: cfg.Destinations.AllowPrivateNetworks, AllowPlainHTTP: cfg.Destinations.AllowPlainHTTP,
+		})
+	}
+	return out
 }

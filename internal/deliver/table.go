@@ -69,15 +69,11 @@ func fromConfig(policy config.DestinationPolicy, clientID string, d *config.Dest
 		Retry:   Retry{Attempts: d.Retry.Attempts, InitialDelay: d.Retry.InitialDelay.D(), Multiplier: d.Retry.Multiplier},
 		URL:     d.URL, Headers: d.Headers, Auth: d.Auth,
 		TopicARN: d.TopicARN, Region: d.Region, Endpoint: d.Endpoint, RoleARN: d.RoleARN,
-		AllowPrivateNetworks: policy.AllowPrivateNetworks, AllowPlainHTTP: policy.AllowPlainHTTP,
+		// A local destination's url is a loopback address over plain http
+		// (checked at load): the allowance is its own, not the config's.
+		AllowPrivateNetworks: policy.AllowPrivateNetworks || d.Local, AllowPlainHTTP: policy.AllowPlainHTTP || d.Local,
 	}
-	if h := d.Auth.HMAC; h != nil {
-		for _, s := range append([]string{h.Secret}, h.PreviousSecrets...) {
-			if k, err := config.WebhookSecret(s); err == nil { // validated at load
-				out.HMACKeys = append(out.HMACKeys, k)
-			}
-		}
-	}
+	out.HMACKeys = hmacKeys(d.Auth.HMAC)
 	return out
 }
 

@@ -62,7 +62,7 @@ clients:
 	if hook.Auth.OAuth2 == nil || hook.Auth.OAuth2.ClientID != "pads" || !reflect.DeepEqual(hook.Auth.OAuth2.Scopes, []string{"results"}) {
 		t.Errorf("hook's auth %+v", hook.Auth)
 	}
-	if !reflect.DeepEqual(hook.HMACKeys, [][]byte{current, previous}) {
+	if !reflect.DeepEqual(hook.SigningKeys(time.Now()), [][]byte{current, previous}) {
 		t.Errorf("hook's HMAC keys %x, want the current then the previous", hook.HMACKeys)
 	}
 	if keyed, _ := table.Resolve(ref("keyed")); keyed.Auth.APIKey == nil || keyed.Auth.APIKey.Header != "X-Key" || keyed.HMACKeys != nil {

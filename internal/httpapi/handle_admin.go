@@ -25,9 +25,9 @@ func admin(d Deps, h adminHandler) http.Handler {
 			return
 		}
 		// Removed since the token was issued, or the key it was issued
-		// under is.
+		// under is, or its tokens were revoked (pads tokens revoke --admin).
 		a := d.Config().Admin(claims.Subject)
-		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) {
+		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) || d.Revocations.RevokedAdmin(claims) {
 			invalidToken(w, r)
 			return
 		}
@@ -57,29 +57,38 @@ func operatorFailed(d Deps, w http.ResponseWriter, r *http.Request, err error) {
 }
 
 type deliveryJSON struct {
-	ID             int64     `json:"id"`
-	MessageID      string    `json:"messageId"`
-	ClientID       string    `json:"clientId"`
-	PatientUUID    string    `json:"patientUUID"`
-	AssessmentType string    `json:"assessmentType"`
-	FunnelID       string    `json:"funnelID"`
-	DataType       string    `json:"dataType"`
-	Destination    string    `json:"destination"`
-	State          string    `json:"state"`
-	Series         int       `json:"series"`
-	Attempts       int       `json:"attempts"`
-	NextAt         time.Time `json:"nextAt"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	LastError      string    `json:"lastError,omitempty"`
-	Model          string    `json:"model"`
+	ID             int64      `json:"id"`
+	MessageID      string     `json:"messageId"`
+	ClientID       string     `json:"clientId"`
+	PatientUUID    string     `json:"patientUUID"`
+	AssessmentType string     `json:"assessmentType"`
+	FunnelID       string     `json:"funnelID"`
+	DataType       string     `json:"dataType"`
+	Destination    string     `json:"destination"`
+	State          string     `json:"state"`
+	Series         int        `json:"series"`
+	Attempts       int        `json:"attempts"`
+	NextAt         *time.Time `json:"nextAt,omitempty"` // pending deliveries only
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	LastError      string     `json:"lastError,omitempty"`
+	Model          string     `json:"model"`
 }
 
 func toJSON(x store.Delivery) deliveryJSON {
 	return deliveryJSON{ID: x.ID, MessageID: x.MessageID, ClientID: x.Key.ClientID, PatientUUID: x.Key.PatientUUID,
 		AssessmentType: x.Key.AssessmentType, FunnelID: x.FunnelID, DataType: string(x.DataType), Destination: x.Destination,
-		State: x.State, Series: x.Series, Attempts: x.Attempts, NextAt: x.NextAt, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt,
+		State: x.State, Series: x.Series, Attempts: x.Attempts, NextAt: nextAt(x), CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt,
 		LastError: x.LastError, Model: x.Model}
+}
+
+// nextAt is when a pending delivery is tried next; a delivered or failed
+// one has no next attempt (the store keeps a sentinel time for it).
+func nextAt(x store.Delivery) *time.Time {
+	if x.State != store.Pending {
+		return nil
+	}
+	return &x.NextAt
 }
 
 func handleListDeliveries(d Deps) adminHandler {

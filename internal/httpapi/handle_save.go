@@ -24,6 +24,8 @@ type saveBody struct {
 	Message       string   `json:"message"`
 	PatientUUID   string   `json:"patientUUID"`
 	IgnoredFields []string `json:"ignoredFields,omitempty"`
+	// DidYouMean names the field an ignored key most likely meant.
+	DidYouMean map[string]string `json:"didYouMean,omitempty"`
 }
 
 var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -89,7 +91,7 @@ func handleSave(d Deps, limits *saveLimits) http.Handler {
 			return
 		}
 		d.Metrics.ObserveSave(string(dt), res.Created)
-		out := saveBody{Message: "Patient data updated", PatientUUID: res.PatientUUID, IgnoredFields: req.Ignored}
+		out := saveBody{Message: "Patient data updated", PatientUUID: res.PatientUUID, IgnoredFields: req.Ignored, DidYouMean: req.DidYouMean}
 		status := http.StatusOK
 		if res.Created {
 			out.Message, status = "Patient data created", http.StatusCreated

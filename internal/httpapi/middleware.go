@@ -37,6 +37,11 @@ func requestID(r *http.Request) string {
 	return ""
 }
 
+// hsts is the Strict-Transport-Security of every answer pads serves over
+// TLS: browsers keep to https for a year (no includeSubDomains: pads does
+// not speak for its domain's other hosts).
+const hsts = "max-age=31536000"
+
 // withRequestInfo gives every request an id, the caller's X-Request-Id
 // when it is short and plain, else a new random one (every response
 // carries it), and the address it comes from (clientAddr).
@@ -49,6 +54,11 @@ func withRequestInfo(cfg func() *config.Config, next http.Handler) http.Handler 
 			id = hex.EncodeToString(b)
 		}
 		w.Header().Set("X-Request-Id", id)
+		if r.TLS != nil {
+			// Served over TLS: browsers (the console's operators) keep to
+			// https from now on.
+			w.Header().Set("Strict-Transport-Security", hsts)
+		}
 		info := &requestInfo{id: id, route: "unmatched", remote: clientAddr(r, cfg())}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
 	})

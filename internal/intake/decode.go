@@ -58,6 +58,9 @@ type Request struct {
 	Patch record.Patch
 	// Ignored lists the body's keys that name no field, sorted.
 	Ignored []string
+	// DidYouMean maps each ignored key one edit away from a field (see
+	// Suggest) to that field's name; nil when there is none.
+	DidYouMean map[string]string
 }
 
 // maxIgnored bounds the ignoredFields listed back to the caller.
@@ -141,6 +144,14 @@ func decode(body []byte, dt record.DataType, today time.Time, walk walker) (*Req
 		return nil, &Error{Code: Invalid, DataType: dt, Fields: names, Errors: errs}
 	}
 	slices.Sort(req.Ignored)
+	for _, key := range req.Ignored {
+		if s := Suggest(key); s != "" {
+			if req.DidYouMean == nil {
+				req.DidYouMean = map[string]string{}
+			}
+			req.DidYouMean[key] = s
+		}
+	}
 	return req, nil
 }
 

@@ -3,6 +3,7 @@ package intake_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,6 +41,19 @@ func TestDocsListEveryFieldWithItsRange(t *testing.T) {
 		}
 		for _, a := range f.Aliases {
 			want = append(want, "`"+a+"`")
+		}
+		// The aliases column holds exactly the field's aliases: the table
+		// is how a client learns which spellings pads takes.
+		if cols := strings.Split(row, "|"); len(cols) > 5 {
+			var listed []string
+			for _, a := range strings.Split(cols[5], ",") {
+				if a = strings.Trim(strings.TrimSpace(a), "`"); a != "" {
+					listed = append(listed, a)
+				}
+			}
+			if !slices.Equal(listed, f.Aliases) {
+				t.Errorf("docs/api.md lists the aliases of %s as %q, the catalogue %q", f.Name, listed, f.Aliases)
+			}
 		}
 		for _, w := range want {
 			if !strings.Contains(row, w) {

@@ -60,6 +60,12 @@ func num(name string, min, max float64) Field {
 	return Field{Name: name, Kind: KindNumber, Scope: SensitiveOnly, Min: min, Max: max}
 }
 
+// also adds aliases to a field.
+func (f Field) also(aliases ...string) Field {
+	f.Aliases = append(f.Aliases, aliases...)
+	return f
+}
+
 func flag(name string, scope Scope) Field {
 	return Field{Name: name, Kind: KindBool, Scope: scope}
 }
@@ -102,10 +108,12 @@ var Fields = []Field{
 	num("systolicBloodPressureMmhg", 40, 300),
 	num("diastolicBloodPressureMmhg", 20, 200),
 	num("breathingRateBpm", 2, 80),
-	num("riskTotalCholestrol", 0, 1000),
+	// The seed misspells these two; a client spelling them right loses
+	// nothing.
+	num("riskTotalCholestrol", 0, 1000).also("riskTotalCholesterol", "totalCholesterol"),
 	num("riskHdl", 0, 300),
 	num("riskLdl", 0, 1000),
-	num("riskTriglycerdies", 0, 5000),
+	num("riskTriglycerdies", 0, 5000).also("riskTriglycerides", "triglycerides"),
 	str("smokerRiskStatus", SensitiveOnly, 64),
 	num("riskBmi", 10, 80), // score.MinBMI-MaxBMI: the BMIs a living adult can have
 	num("oxygen", 50, 100),

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -51,6 +52,8 @@ type Service struct {
 	// wake tells the delivery dispatcher that replayed deliveries are due
 	// (nil in a process without one: the CLI; the server's poll finds them).
 	wake func()
+	// tester sends test events (nil: test sends are refused).
+	tester Tester
 	// patients lets the service erase and export patients (WithPatients).
 	patients Patients
 }
@@ -177,6 +180,22 @@ func (s *Service) RevokeTokens(ctx context.Context, actor, clientID string) (tim
 	}
 	before := s.now().UTC().Truncate(time.Second).Add(time.Second)
 	if err := s.store.RevokeTokens(ctx, clientID, before); err != nil {
+		return time.Time{}, fmt.Errorf("revoke tokens: %w", err)
+	}
+	return before, nil
+}
+
+// RevokeAdminTokens is RevokeTokens for an admin's tokens of the admin
+// API. Errors: *InvalidError.
+func (s *Service) RevokeAdminTokens(ctx context.Context, actor, adminID string) (time.Time, error) {
+	if adminID == "" {
+		return time.Time{}, invalid("an admin id is required")
+	}
+	if err := s.audit(ctx, actor, ActionRevokeTokens, "admin:"+adminID); err != nil {
+		return time.Time{}, err
+	}
+	before := s.now().UTC().Truncate(time.Second).Add(time.Second)
+	if err := s.store.RevokeTokens(ctx, auth.AdminSubject(adminID), before); err != nil {
 		return time.Time{}, fmt.Errorf("revoke tokens: %w", err)
 	}
 	return before, nil

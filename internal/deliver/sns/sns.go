@@ -132,21 +132,26 @@ func (s *Sender) Send(ctx context.Context, d *deliver.Destination, m deliver.Mes
 	str := func(v string) types.MessageAttributeValue {
 		return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
 	}
+	attrs := map[string]types.MessageAttributeValue{}
+	for name, v := range map[string]string{"dataType": string(m.DataType), "funnelID": m.FunnelID,
+		"uuid": m.Key.PatientUUID, "eventId": m.ID, "model": m.Model} {
+		if v != "" { // SNS refuses an empty attribute; a test send has no patient
+			attrs[name] = str(v)
+		}
+	}
 	in := &awssns.PublishInput{
-		TopicArn: aws.String(d.TopicARN),
-		Message:  aws.String(string(m.Body)),
-		MessageAttributes: map[string]types.MessageAttributeValue{
-			"dataType": str(string(m.DataType)),
-			"funnelID": str(m.FunnelID),
-			"uuid":     str(m.Key.PatientUUID),
-			"eventId":  str(m.ID),
-			"model":    str(m.Model),
-		},
+		TopicArn:          aws.String(d.TopicARN),
+		Message:           aws.String(string(m.Body)),
+		MessageAttributes: attrs,
 	}
 	if strings.HasSuffix(d.TopicARN, ".fifo") {
 		// One patient's messages stay in order, and SNS itself drops the
-		// duplicate of a retried publish.
-		in.MessageGroupId = aws.String(m.Key.PatientUUID)
+		// duplicate of a retried publish. A test send is a group of its own.
+		group := m.Key.PatientUUID
+		if group == "" {
+			group = m.ID
+		}
+		in.MessageGroupId = aws.String(group)
 		in.MessageDeduplicationId = aws.String(m.ID)
 	}
 	out, err := c.Publish(ctx, in)

@@ -107,14 +107,16 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 	h.Set("User-Agent", s.userAgent)
 	h.Set("webhook-id", m.ID)
 	h.Set("webhook-timestamp", ts)
-	if len(d.HMACKeys) > 0 {
-		sig := Sign(d.HMACKeys, m.ID, m.Timestamp, m.Body)
+	if keys := d.SigningKeys(m.Timestamp); len(keys) > 0 {
+		sig := Sign(keys, m.ID, m.Timestamp, m.Body)
 		h.Set("webhook-signature", sig)
 		h.Set("X-"+s.service+"-Signature", sig)
 	}
 	h.Set("X-"+s.service+"-Event", string(m.DataType))
 	h.Set("X-"+s.service+"-Attempt", strconv.Itoa(m.Attempt))
-	h.Set("X-"+s.service+"-Model", m.Model)
+	if m.Model != "" { // a test send or an operator event has no results
+		h.Set("X-"+s.service+"-Model", m.Model)
+	}
 
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestConsoleOverviewShowsHostsSendsTestsAndRefreshesQuietly drives the
+// overview in Chromium: each destination shows its URL's host; the Send
+// test button sends a signed test event and shows the answer; the page
+// refreshes itself by a meta refresh the CSP allows, and its refreshes
+// write no audit entry.
+func TestConsoleOverviewShowsHostsSendsTestsAndRefreshesQuietly(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) })
+	calm := newReceiver(t, nil)
+	path := consoleConfig(t, rc.srv.URL, calm.srv.URL)
+	s := startServerAt(t, path)
+	b.run(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(chromedp.CSS("#signin")),
+		chromedp.SendKeys(chromedp.CSS("#username"), "ops"), chromedp.SendKeys(chromedp.CSS("#key"), opsKey),
+		chromedp.Click(chromedp.CSS("#signin")), chromedp.WaitVisible(chromedp.CSS("#trouble-count")))
+	host := strings.TrimPrefix(rc.srv.URL, "http://")
+	if got := b.text(t, "#dest-acme-main-hook .host"); got != host {
+		t.Fatalf("the destination's host: %q, want %q", got, host)
+	}
+	refresh, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('meta[http-equiv="refresh"]').content`))
+	if err != nil || refresh != "30;url=/admin/?refresh=auto" {
+		t.Fatalf("meta refresh %q: %v", refresh, err)
+	}
+	overviews := func() int { return strings.Count(cli(t, "audit", "--config", path), "console.overview") }
+	before := overviews()
+	for range 3 {
+		b.run(t, "refresh as the page does", chromedp.Navigate(s.base+"/admin/?refresh=auto"), chromedp.WaitVisible(chromedp.CSS("#trouble-count")))
+	}
+	if n := overviews(); n != before {
+		t.Fatalf("3 automatic refreshes wrote %d audit entries", n-before)
+	}
+	b.run(t, "open the overview again", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(chromedp.CSS("#trouble-count")))
+	if n := overviews(); n != before+1 {
+		t.Fatalf("opening the overview wrote %d audit entries, want 1", n-before)
+	}
+
+	b.run(t, "send a test", chromedp.Click(chromedp.CSS("#test-acme-main-hook")), chromedp.WaitVisible(chromedp.CSS("#test-outcome")))
+	if got := b.text(t, "#test-outcome") + " " + b.text(t, "#test-status"); !strings.HasPrefix(got, "taken HTTP 202") {
+		t.Fatalf("the test's outcome: %q", got)
+	}
+	reqs := rc.wait(t, 1, 10*time.Second)
+	if h := reqs[0].header; h.Get("X-Pads-Event") != "test" || h.Get("webhook-id") == "" {
+		t.Fatalf("the test request's headers: %v", h)
+	}
+	b.screenshot(t, "test-sent")
+	if audit := cli(t, "audit", "--config", path); !strings.Contains(audit, "console:ops  destinations.test_result  destination:acme/main-hook ok status=202") {
+		t.Fatalf("the audit log lacks the test:\n%s", audit)
+	}
+}
