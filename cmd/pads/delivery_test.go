@@ -339,7 +339,8 @@ func TestRoutingByEnvironmentAndSubscription(t *testing.T) {
 	t.Parallel()
 	prod, staging, globex := newReceiver(t, nil), newReceiver(t, nil), newReceiver(t, nil)
 	acmeDests := webhookDest(prod.srv.URL, "") + webhookDest(staging.srv.URL, "        environment: staging\n")
-	s := startServerAt(t, deliveryConfig(t, acmeDests, webhookDest(globex.srv.URL, "")))
+	path := deliveryConfig(t, acmeDests, webhookDest(globex.srv.URL, ""))
+	s := startServerAt(t, path)
 	acme := s.token("acme", acmeKey, "storage")
 	completeForm(t, s, acme, "acme-main", "p@example.com")
 	completeForm(t, s, acme, "acme-staging", "s@example.com")
@@ -351,7 +352,11 @@ func TestRoutingByEnvironmentAndSubscription(t *testing.T) {
 	prodGot := prod.wait(t, 2, 10*time.Second)
 	stagingGot := staging.wait(t, 1, 10*time.Second)
 	globexGot := globex.wait(t, 1, 10*time.Second)
-	time.Sleep(300 * time.Millisecond) // time for a wrong delivery to show up
+	// Every delivery the saves made is recorded: no request is still to come.
+	waitFor(t, func() bool {
+		out := cli(t, "deliveries", "list", "--config", path)
+		return strings.Count(out, " delivered ") == 4 && !strings.Contains(out, " pending ")
+	})
 	for _, r := range append(prod.all(), staging.all()...) {
 		var body map[string]any
 		json.Unmarshal(r.body, &body)
@@ -403,16 +408,20 @@ func TestReplayResendsAFailedDeliveryUnderTheSameID(t *testing.T) {
 
 func TestShutdownLetsAnAttemptUnderWayFinish(t *testing.T) {
 	t.Parallel()
-	inFlight := make(chan struct{}, 1)
+	inFlight, answer := make(chan struct{}, 1), make(chan struct{})
 	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		inFlight <- struct{}{}
-		time.Sleep(500 * time.Millisecond) // still answering when pads is told to stop
+		<-answer // still answering when pads is told to stop
 	})
 	path := deliveryConfig(t, webhookDest(rc.srv.URL, ""), "")
 	s := startServerAt(t, path)
 	completeForm(t, s, s.token("acme", acmeKey, "storage"), "acme-main", "a@example.com")
 	<-inFlight
-	s.stop() // what SIGTERM does: stop claiming, let the attempt finish, exit
+	stopped := make(chan struct{})
+	go func() { s.stop(); close(stopped) }() // what SIGTERM does: stop claiming, let the attempt finish, exit
+	waitFor(t, func() bool { return strings.Contains(s.logs.String(), "shutting down") })
+	close(answer)
+	<-stopped
 	out := cli(t, "deliveries", "show", "1", "--config", path)
 	if !strings.Contains(out, "state:       delivered") {
 		t.Fatalf("after shutdown the attempt under way must be recorded as delivered:\n%s", out)

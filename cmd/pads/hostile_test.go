@@ -36,6 +36,7 @@ func hostileConfig(dir string, maxConns int, headerTimeout, idleTimeout time.Dur
 dataDir: %s
 limits:
   maxConnections: %d
+  maxConnectionsPerAddress: %d   # every hostile connection comes from 127.0.0.1
   readHeaderTimeout: %s
   readTimeout: %s
   writeTimeout: %s
@@ -45,7 +46,7 @@ clients:
     apiKeys: [{key: %s}]
     limits: {savesPerSecond: 1000000}   # the normal client saves flat out
     funnels: [{id: acme-main}]
-`, filepath.Join(dir, "data"), maxConns, headerTimeout, max(hostileReadTimeout, headerTimeout), hostileWriteTimeout, idleTimeout, acmeKey)
+`, filepath.Join(dir, "data"), maxConns, maxConns, headerTimeout, max(hostileReadTimeout, headerTimeout), hostileWriteTimeout, idleTimeout, acmeKey)
 }
 
 // TestHostileConnectionsDoNotStopOtherClientsSaves runs each kind of
@@ -89,12 +90,7 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 			start := time.Now()
 			go func() {
 				fmt.Fprintf(c, "POST /patient/savePatientData?dataType=non-sensitive HTTP/1.1\r\nHost: pads\r\n")
-				for {
-					if _, err := c.Write([]byte("X")); err != nil {
-						return
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
+				trickle(c, "X", 200*time.Millisecond)
 			}()
 			go cuts.waitClose(i, c, start)
 		}
@@ -111,14 +107,7 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 			start := time.Now()
 			fmt.Fprintf(c, "POST /patient/savePatientData?dataType=non-sensitive HTTP/1.1\r\nHost: pads\r\nAuthorization: Bearer %s\r\n"+
 				"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", tok, 64<<10)
-			go func() {
-				for {
-					if _, err := c.Write([]byte(" ")); err != nil {
-						return
-					}
-					time.Sleep(time.Second)
-				}
-			}()
+			go trickle(c, " ", time.Second)
 			go func() {
 				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 				if err == nil {
@@ -193,13 +182,8 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 				t.Fatal(err)
 			}
 			go func() {
-				for {
-					time.Sleep(50 * time.Millisecond)
-					if _, err := io.WriteString(c, req); err != nil {
-						cuts.cut(i, time.Since(start))
-						return
-					}
-				}
+				trickle(c, req, 50*time.Millisecond)
+				cuts.cut(i, time.Since(start))
 			}()
 		}
 		meanwhile(t, cuts)
@@ -411,4 +395,15 @@ func scrape(ctx context.Context, c *http.Client, base, name string) (float64, er
 		}
 	}
 	return 0, fmt.Errorf("no metric %s", name)
+}
+
+// trickle writes s to c every period until a write fails (pads cut the
+// connection). Its sleep is a hostile client's pace, not a wait for pads.
+func trickle(c net.Conn, s string, period time.Duration) {
+	for {
+		if _, err := io.WriteString(c, s); err != nil {
+			return
+		}
+		time.Sleep(period)
+	}
 }

@@ -123,7 +123,9 @@ func (r *runner) attempt(w work) {
 		r.log.Error("record attempt", "delivery_id", c.ID, "err", err)
 		return
 	}
-	if fin.State != store.Pending {
+	if fin.State == store.Pending {
+		r.lanes.retryAt(fin.NextAt)
+	} else {
 		r.lanes.ended(c.Ref())
 	}
 	if fin.State == store.Failed {

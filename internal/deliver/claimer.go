@@ -48,6 +48,10 @@ type claimer struct {
 	// trigger one.
 	hinted  map[store.DestinationRef]bool
 	anyWork bool
+	// due is the earliest retry an attempt has scheduled since the run
+	// loop last looked (zero: none): the loop wakes for it even when it
+	// comes before the poll, and the store's NextDue did not see it yet.
+	due time.Time
 }
 
 // lane is one destination's claimed deliveries: at most PerDestination in
@@ -96,18 +100,27 @@ func (c *claimer) run() {
 	defer close(c.stopped)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	next := c.opts.Now() // when the timer fires
+	arm := func(d time.Duration) { timer.Reset(d); next = c.opts.Now().Add(d) }
 	for {
+		fired := false
 		select {
 		case <-c.stop:
 			return
 		case <-c.wake:
 		case <-timer.C:
+			fired = true
 			c.mu.Lock()
 			c.anyWork = true
 			c.mu.Unlock()
 		}
+		if due := c.takeDue(); !fired && !due.IsZero() && due.Before(next) {
+			arm(max(due.Sub(c.opts.Now()), 0))
+		}
 		if _, held := c.leases.current(); !held || !c.worthClaiming() {
-			timer.Reset(c.opts.Poll)
+			if fired {
+				arm(c.opts.Poll)
+			} // else the timer set for the next retry or poll still runs
 			continue
 		}
 		more, saturated := c.safeRound()
@@ -120,11 +133,30 @@ func (c *claimer) run() {
 			c.mu.Lock()
 			c.anyWork = true
 			c.mu.Unlock()
-			timer.Reset(c.opts.Poll)
+			arm(c.opts.Poll)
 			continue
 		}
-		timer.Reset(c.sleep())
+		arm(c.sleep())
 	}
+}
+
+// retryAt is told that an attempt has scheduled its delivery's retry at
+// at: the run loop wakes for it, even before the poll.
+func (c *claimer) retryAt(at time.Time) {
+	c.mu.Lock()
+	if c.due.IsZero() || at.Before(c.due) {
+		c.due = at
+	}
+	c.mu.Unlock()
+	c.wake1()
+}
+
+func (c *claimer) takeDue() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	due := c.due
+	c.due = time.Time{}
+	return due
 }
 
 // worthClaiming reports whether a claim may find work this process can

@@ -94,16 +94,16 @@ func (s *Shared) scanExportedEvent(sc Scanner, k record.Key) (store.ExportedEven
 	}
 	e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, created).UTC()
 	var err error
-	if e.Payload, err = s.codec.OpenBody(k, e.DataType, payload, false); err != nil {
+	if e.Payload, err = s.codec.openBody(k, e.DataType, payload, false); err != nil {
 		return e, err
 	}
-	e.FHIR, err = s.codec.OpenBody(k, e.DataType, fhir, true)
+	e.FHIR, err = s.codec.openBody(k, e.DataType, fhir, true)
 	return e, err
 }
 
-// OpenBody opens an event's sealed payload (or, with fhir, its FHIR
+// openBody opens an event's sealed payload (or, with fhir, its FHIR
 // Bundle); nil stays nil (removed by retention, or never made).
-func (c Codec) OpenBody(k record.Key, dt record.DataType, sealed []byte, fhir bool) ([]byte, error) {
+func (c Codec) openBody(k record.Key, dt record.DataType, sealed []byte, fhir bool) ([]byte, error) {
 	if sealed == nil {
 		return nil, nil
 	}

@@ -31,7 +31,7 @@ func (s *Shared) patientCond(p store.Patient) (string, []any) {
 	for _, ix := range indexes {
 		args = append(args, ix)
 	}
-	return "r.client_id = ? AND r.email_index IN (" + Placeholders(len(indexes)) + ")", args
+	return "r.client_id = ? AND r.email_index IN (" + placeholders(len(indexes)) + ")", args
 }
 
 // Erase removes every record of p with its events, deliveries and
@@ -77,7 +77,7 @@ func erased(n []int64) store.Erased {
 		Attempts: int(n[1])}
 }
 
-// Placeholders returns n comma-separated ? placeholders.
-func Placeholders(n int) string {
+// placeholders returns n comma-separated ? placeholders.
+func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

@@ -133,12 +133,12 @@ func (s *Shared) expireDeliveries(ctx context.Context, client string, cutoff tim
 	events = slices.Compact(events)
 	// Checked again as they are removed: a replay meanwhile made one
 	// pending, and it stays.
-	expired := "id IN (" + Placeholders(len(ids)) + ") AND state <> 'pending' AND updated_at < ?"
+	expired := "id IN (" + placeholders(len(ids)) + ") AND state <> 'pending' AND updated_at < ?"
 	args := append(ids, cutoff.UnixNano())
 	n, err := s.db.Write(ctx,
 		Stmt{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE " + expired + ")", args},
 		Stmt{"DELETE FROM deliveries WHERE " + expired, args},
-		Stmt{"DELETE FROM events WHERE id IN (" + Placeholders(len(events)) +
+		Stmt{"DELETE FROM events WHERE id IN (" + placeholders(len(events)) +
 			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", anys(events)},
 	)
 	if err != nil {
@@ -224,7 +224,7 @@ func (s *Shared) expireLoneEvents(ctx context.Context, cutoff time.Time, batch i
 	out.More = out.More || n == batch
 	stmts := []Stmt{{setCursor, []any{"", "events", 0, last}}}
 	if len(lone) > 0 {
-		stmts = append(stmts, Stmt{"DELETE FROM events WHERE id IN (" + Placeholders(len(lone)) +
+		stmts = append(stmts, Stmt{"DELETE FROM events WHERE id IN (" + placeholders(len(lone)) +
 			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", lone})
 	}
 	changed, err := s.db.Write(ctx, stmts...)
@@ -276,8 +276,8 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 	if len(expired) > 0 {
 		// Marked only if still expired and with nothing pending: a save or
 		// a replay since the read keeps the record.
-		cond := "r.id IN (" + Placeholders(len(expired)) + ")"
-		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + Placeholders(len(expired)) + `) AND updated_at < ?
+		cond := "r.id IN (" + placeholders(len(expired)) + ")"
+		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + placeholders(len(expired)) + `) AND updated_at < ?
 			AND NOT EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = records.id AND d.state = 'pending')`,
 			append(slices.Clone(expired), cutoff.UnixNano())}
 		stmts = append(stmts, mark)
