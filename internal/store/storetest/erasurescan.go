@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -60,14 +61,22 @@ func ErasureLeavesNoBytes(t *testing.T, s store.Store, raw Raw, cleanup func(), 
 	if _, err := s.Erase(ctx, store.Patient{ClientID: "acme", PatientUUID: uuidA}); err != nil {
 		t.Fatal(err)
 	}
-	cleanup()
-	data := files()
-	for _, b := range erased {
-		for off := 0; off+16 <= len(b); off += 16 {
-			if bytes.Contains(data, b[off:off+16]) {
-				t.Fatalf("bytes %d..%d of an erased value (%d bytes) are still in the files", off, off+16, len(b))
-			}
+	// The cleanup removes only what no transaction can still see: on a
+	// shared PostgreSQL server a snapshot taken before the erasure (an
+	// ANALYZE, say) keeps the rows until it ends, and the cleanup is run
+	// again, as the operator would.
+	var data []byte
+	for try := 1; ; try++ {
+		cleanup()
+		data = files()
+		left := leftOver(data, erased)
+		if left == "" {
+			break
 		}
+		if try == 5 {
+			t.Fatal(left)
+		}
+		time.Sleep(time.Second)
 	}
 	found, windows := 0, 0
 	for _, b := range kept {
@@ -81,4 +90,17 @@ func ErasureLeavesNoBytes(t *testing.T, s store.Store, raw Raw, cleanup func(), 
 	if found*10 < windows*9 {
 		t.Fatalf("only %d of %d windows of the kept patient's bytes are in the files: the scan does not see them", found, windows)
 	}
+}
+
+// leftOver says which window of an erased value is still in data; "" when
+// none is.
+func leftOver(data []byte, erased [][]byte) string {
+	for _, b := range erased {
+		for off := 0; off+16 <= len(b); off += 16 {
+			if bytes.Contains(data, b[off:off+16]) {
+				return fmt.Sprintf("bytes %d..%d of an erased value (%d bytes) are still in the files", off, off+16, len(b))
+			}
+		}
+	}
+	return ""
 }
