@@ -121,15 +121,20 @@ func (sv *Saver) Save(ctx context.Context, clientID string, r *SaveRequest) (Res
 	return Result{}, errors.New("storetest: the record kept changing")
 }
 
-// Payload is the suite's payload of an event: the record's identity and
-// every value it holds, so that a value in clear in the database shows.
+// Payload is the suite's payload of an event: every value the record
+// holds, by its catalogue name, with the record's uuid, the data type and
+// the model, so that a value left in clear in the database shows.
 func Payload(dt record.DataType, rec record.Record) []byte {
-	b, err := json.Marshal(struct {
-		UUID     string        `json:"uuid"`
-		DataType string        `json:"dataType"`
-		Model    string        `json:"model"`
-		Fields   record.Fields `json:"fields"`
-	}{rec.PatientUUID, string(dt), Model, rec.Fields})
+	fields, err := json.Marshal(rec.Fields)
+	if err != nil {
+		panic(err)
+	}
+	body := map[string]any{}
+	if err := json.Unmarshal(fields, &body); err != nil {
+		panic(err)
+	}
+	body["uuid"], body["dataType"], body["model"] = rec.PatientUUID, string(dt), Model
+	b, err := json.Marshal(body)
 	if err != nil {
 		panic(err)
 	}
