@@ -41,7 +41,7 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("GET", "/openapi.yaml", handleOpenAPI())
 	rt.handle("GET", "/healthz", handleHealthz())
 	rt.handle("GET", "/readyz", handleReadyz(d.Store))
-	rt.handle("GET", "/metrics", d.Metrics.Handler())
+	rt.handle("GET", "/metrics", handleMetrics(d))
 	rt.finish()
 }
 
