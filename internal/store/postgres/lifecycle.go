@@ -10,16 +10,20 @@ import (
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-// held is Outbox.Held's query: owner's lease of a pending delivery.
-const held = "SELECT count(*) FROM deliveries WHERE id = $1 AND lease_owner = $2 AND state = 'pending'"
+// held is Outbox.Held's query: owner's leases of pending deliveries.
+const held = "SELECT id FROM deliveries WHERE id = ANY($1) AND lease_owner = $2 AND state = 'pending'"
 
-// Held reports whether owner still holds pending delivery id.
-func (s *Store) Held(ctx context.Context, owner string, id int64) (bool, error) {
-	var n int
-	if err := s.pool.QueryRow(ctx, held, id, owner).Scan(&n); err != nil {
-		return false, fmt.Errorf("held: %w", unavailable(err))
+// Held returns those of ids that owner still holds, pending.
+func (s *Store) Held(ctx context.Context, owner string, ids []int64) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, held, ids, owner)
+	if err != nil {
+		return nil, fmt.Errorf("held: %w", unavailable(err))
 	}
-	return n == 1, nil
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("held: %w", unavailable(err))
+	}
+	return out, nil
 }
 
 // querier runs the lifecycle's statements, written with ? placeholders,

@@ -3,21 +3,36 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-// held is Outbox.Held's query: owner's lease of a pending delivery.
-const held = "SELECT count(*) FROM deliveries WHERE id = ? AND lease_owner = ? AND state = 'pending'"
+// held is Outbox.Held's query: owner's leases of pending deliveries, the
+// ids given as one JSON array (one statement whatever their number).
+const held = "SELECT id FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND state = 'pending'"
 
-// Held reports whether owner still holds pending delivery id.
-func (s *Store) Held(ctx context.Context, owner string, id int64) (bool, error) {
-	var n int
-	if err := s.readDB.QueryRowContext(ctx, held, id, owner).Scan(&n); err != nil {
-		return false, fmt.Errorf("held: %w", err)
+// Held returns those of ids that owner still holds, pending.
+func (s *Store) Held(ctx context.Context, owner string, ids []int64) ([]int64, error) {
+	list, _ := json.Marshal(ids)
+	rows, err := s.held.QueryContext(ctx, string(list), owner)
+	if err != nil {
+		return nil, fmt.Errorf("held: %w", err)
 	}
-	return n == 1, nil
+	defer rows.Close()
+	out := make([]int64, 0, len(ids))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("held: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("held: %w", err)
+	}
+	return out, nil
 }
 
 // querier runs the lifecycle's statements on one database/sql connection
