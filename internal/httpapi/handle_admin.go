@@ -28,7 +28,7 @@ func admin(d Deps, h adminHandler) http.Handler {
 		// under is, or its tokens were revoked (pads tokens revoke --admin).
 		a := d.Config().Admin(claims.Subject)
 		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) || d.Revocations.RevokedAdmin(claims) {
-			invalidToken(w, r)
+			invalidToken(w, r, refusedRevoked)
 			return
 		}
 		actor := "admin:" + a.ID

@@ -38,9 +38,10 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("GET", "/admin/console/audit", c.Audit())
 	rt.handle("POST", "/admin/console/destinations/{client}/{id}/test", c.TestDestination())
 	rt.handle("GET", "/admin/console/static/{file}", c.Static())
+	rt.handle("GET", "/openapi.yaml", handleOpenAPI())
 	rt.handle("GET", "/healthz", handleHealthz())
 	rt.handle("GET", "/readyz", handleReadyz(d.Store))
-	rt.handle("GET", "/metrics", d.Metrics.Handler())
+	rt.handle("GET", "/metrics", handleMetrics(d))
 	rt.finish()
 }
 

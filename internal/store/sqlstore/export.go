@@ -79,7 +79,7 @@ func exportOne(ctx context.Context, q Querier, codec Codec, id int64) (*store.Pa
 	}
 	var deliveries []store.Delivery
 	err = q.Each(ctx, exportDeliveries, func(sc Scanner) error {
-		d, err := ScanDelivery(sc)
+		d, err := scanDelivery(sc)
 		deliveries = append(deliveries, d)
 		return err
 	}, id)

@@ -55,7 +55,7 @@ func (s *Shared) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]stor
 
 // Delivery returns one delivery and its attempts, oldest first.
 func (s *Shared) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := ScanDelivery(s.db.QueryRow(ctx, getDelivery, id))
+	d, err := scanDelivery(s.db.QueryRow(ctx, getDelivery, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
@@ -66,7 +66,7 @@ func (s *Shared) Delivery(ctx context.Context, id int64) (store.Delivery, []stor
 	if err != nil {
 		return d, nil, fmt.Errorf("get attempts: %w", err)
 	}
-	s.codec.OpenAttempts(d, attempts)
+	s.codec.openAttempts(d, attempts)
 	return d, attempts, nil
 }
 
