@@ -44,10 +44,10 @@ type Sender struct {
 	userAgent string
 	// named are the X-<Service>-* header names, canonical, made once:
 	// every attempt sets them.
-	named struct{ signature, event, attempt, model string }
-	client    *http.Client // SSRF-guarded
-	open      *http.Client // for allowPrivateNetworks
-	tokens    *tokens
+	named  struct{ signature, event, attempt, model string }
+	client *http.Client // SSRF-guarded
+	open   *http.Client // for allowPrivateNetworks
+	tokens *tokens
 }
 
 var _ deliver.Reloader = (*Sender)(nil)
