@@ -28,6 +28,7 @@ import (
 	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/reload"
+	"github.com/pads-dev/pads/internal/retention"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
@@ -108,6 +109,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	app.dispatcher.Start()
 	app.revocations.Start()
 	defer app.revocations.Stop()
+	app.sweeper.Start()
+	defer app.sweeper.Stop()
 	// Runs before the store closes (defers run last in, first out):
 	// attempts under way may finish, each bounded by its destination's
 	// timeout; the rest are retried after the restart.
@@ -216,6 +219,8 @@ type app struct {
 	// revocations are the clients' revoked tokens, read again every
 	// auth.RevocationRefresh while pads serves.
 	revocations *auth.Revocations
+	// sweeper removes what retention says has expired, in the background.
+	sweeper *retention.Sweeper
 	// cert is the TLS certificate served, nil without TLS.
 	cert *reload.Certificate
 }
@@ -260,6 +265,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		a.store.Close()
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
+	a.sweeper = retention.New(a.store, a.live.Load, a.metrics.RegisterRetention(), logger, retention.Options{})
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
 	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
 	if err != nil {

@@ -49,6 +49,10 @@ func operatorFailed(d Deps, w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, r, http.StatusNotFound, "Not found")
 		return
 	}
+	if errors.Is(err, store.ErrBodyGone) {
+		writeError(w, r, http.StatusConflict, "The event's body was removed by retention; the delivery cannot be replayed")
+		return
+	}
 	storeFailed(d.Logger, w, r, err)
 }
 

@@ -40,7 +40,7 @@ var (
 	FindingRiskHigh      = finding("ten-year-risk-high", "10-year cardiovascular risk 20% or more (high)", TenYearRisk, Moderate, High, guidePrevention19)
 	FindingRiskIntermed  = finding("ten-year-risk-intermediate", "10-year cardiovascular risk 7.5% to 19.9% (intermediate)", TenYearRisk, Mild, High, guidePrevention19)
 	FindingHypertension  = finding("hypertension-declared", "Hypertension declared (or blood pressure medication)", HypertensionHistory, Moderate, Abnormal, guideACCAHA2017)
-	FindingDiabetes      = finding("diabetes-declared", "Diabetes declared", DiabetesHistory, Mild, Abnormal, guidePrevention19)
+	FindingDiabetes      = finding("diabetes-declared", "Diabetes declared", DiabetesHistory, Moderate, Abnormal, guideNCEP) // a coronary heart disease risk equivalent
 	FindingSmoker        = finding("current-smoker", "Current smoker", SmokingHistory, Mild, Abnormal, guidePrevention19)
 )
 

@@ -231,15 +231,29 @@ func RedFlags(in Inputs) []Flag {
 // Flags returns every flag of the inputs, red flags and findings: for each
 // Measurement only its most severe flags, then the most severe first, in
 // the order of their tables (red flags, then findings).
-func Flags(in Inputs) []Flag {
-	v := readings(&in)
-	all := raise(nil, redFlagRules, &in, v)
-	all = raise(all, findingRules, &in, v)
+func Flags(in Inputs) []Flag { return flagsOf(&in, readings(&in)) }
+
+// flagsOf is Flags of readings v of in. The flags are raised into a
+// buffer on the stack and copied once, at their final length: scoring
+// runs on every event, and allocations are most of its cost.
+func flagsOf(in *Inputs, v vitals) []Flag {
+	var buf [16]Flag
+	all := raise(buf[:0], redFlagRules, in, v)
+	all = raise(all, findingRules, in, v)
+	if len(all) == 0 {
+		return nil
+	}
 	var worst [SmokingHistory + 1]Severity
 	for _, f := range all {
 		worst[f.Measurement] = max(worst[f.Measurement], f.Severity)
 	}
-	var kept []Flag
+	n := 0
+	for _, f := range all {
+		if worst[f.Measurement] == f.Severity {
+			n++
+		}
+	}
+	kept := make([]Flag, 0, n)
 	for s := Severe; s >= Mild; s-- {
 		for _, f := range all {
 			if f.Severity == s && worst[f.Measurement] == s {

@@ -37,9 +37,9 @@ type Result struct {
 // and in the overall and health credit categories; every flag caps the
 // overall score by its severity.
 func Compute(in Inputs) Result {
-	r := Result{Flags: Flags(in), Withheld: withheld(&in)}
+	v := readings(&in)
+	r := Result{Flags: flagsOf(&in, v), Withheld: withheld(&in)}
 	if atLeast(in.Age, adultAge) {
-		v := readings(&in)
 		r.categorize(in, v)
 		if r.Withheld == nil {
 			r.score(partsOf(in, v))

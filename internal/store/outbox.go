@@ -51,6 +51,8 @@ type Outbox interface {
 	// Replay makes failed (or, by id, any finished) deliveries pending
 	// again as a new attempt series with the same message id, and returns
 	// how many it changed.
+	// Deliveries whose event lost its body to retention are not replayed:
+	// by id, that is ErrBodyGone.
 	Replay(ctx context.Context, r ReplayRequest) (int, error)
 	// OutboxStats counts what is waiting, at now.
 	OutboxStats(ctx context.Context, now time.Time) (OutboxStats, error)

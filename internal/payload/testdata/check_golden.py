@@ -328,7 +328,7 @@ FINDINGS = [
      lambda v, i: yes(between(i["risk"], F("7.5"), 20), "H")),
     ("hypertension-declared", "Hypertension declared (or blood pressure medication)", "hypertension", "moderate", 18,
      lambda v, i: yes(i["hypertension"], "A")),
-    ("diabetes-declared", "Diabetes declared", "diabetes", "mild", 18, lambda v, i: yes(i["diabetic"], "A")),
+    ("diabetes-declared", "Diabetes declared", "diabetes", "moderate", 18, lambda v, i: yes(i["diabetic"], "A")),
     ("current-smoker", "Current smoker", "smoking", "mild", 18, lambda v, i: yes(i["smoker"] is True, "A")),
 ]
 SEVERITY = {"mild": 1, "moderate": 2, "severe": 3}
