@@ -76,12 +76,26 @@ type claimer struct {
 	due time.Time
 }
 
-// lane is one destination's claimed deliveries: at most PerDestination in
-// flight, up to as many again waiting in line (under lease) for a slot.
+// lane is one destination's claimed deliveries: at most its share in
+// flight, and up to its waitCap (its window, bounded by the fair share of
+// the lines) more waiting in line (under lease) for a slot.
+//
+// window is how far the claimer reads ahead for the destination: one
+// PerDestination at first, doubled (up to maxWindow) each time a full
+// claim finds the line starving (slots free, nothing waiting), halved
+// when a claim finds a whole window still waiting. A claim waits for the
+// writer's next commit, behind the saves: a destination that answers
+// faster than that needs more claimed ahead to keep its slots busy, and
+// one that answers slowly (or hangs) keeps one PerDestination waiting,
+// so few leases sit unused.
 type lane struct {
-	busy  int
-	queue []work
+	busy   int
+	queue  []work
+	window int
 }
+
+// maxWindow bounds a line's read-ahead, in PerDestinations.
+const maxWindow = 8
 
 // work is a claimed delivery and the owner it was claimed under: an
 // attempt records itself under that owner, whatever the process's owner
@@ -251,9 +265,14 @@ func (c *claimer) round() (more, saturated bool) {
 	room := c.opts.Workers*2 - c.inflight - c.queued
 	var skip []store.DestinationRef
 	load := c.clientLoad()
+	// At most one line's read-ahead (see lane): a line refilled at its
+	// share (see free) then rarely overflows.
+	limit := c.opts.PerDestination
 	for key, l := range c.lanes {
 		if c.full(l) || load[key.ClientID] >= 2*c.opts.PerClient {
 			skip = append(skip, key)
+		} else {
+			limit = max(limit, c.waitCap(l))
 		}
 	}
 	c.mu.Unlock()
@@ -270,13 +289,13 @@ func (c *claimer) round() (more, saturated bool) {
 	if room <= 0 {
 		return false, true
 	}
-	limit := min(room, c.opts.PerDestination)
+	limit = min(room, limit)
 	claimed, err := c.outbox.Claim(c.hard, c.request(owner, limit, skip))
 	if err != nil {
 		c.log.Error("claim deliveries", "err", err)
 		return false, false
 	}
-	overflow, roomLeft, ok := c.queue(owner, claimed, c.opts.Now())
+	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit, c.opts.Now())
 	if !ok {
 		return false, false
 	}
@@ -321,13 +340,15 @@ func (c *claimer) clientLoad() map[string]int {
 // may start. It returns what did not fit (its line, or its client's, is
 // full: to release), whether a line it served has room left, and false
 // when owner is no longer the one held: the hold broke while the claim
-// ran, and the claim's leases go to whoever takes them over.
-func (c *claimer) queue(owner string, claimed []store.Claimed, now time.Time) (overflow []int64, roomLeft, ok bool) {
+// ran, and the claim's leases go to whoever takes them over. whole: the
+// claim got all it asked for.
+func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now time.Time) (overflow []int64, roomLeft, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur, held := c.leases.current(); !held || cur != owner {
 		return nil, false, false
 	}
+	c.adapt(claimed, whole)
 	load := c.clientLoad()
 	for _, cl := range claimed {
 		if c.mine[cl.ID] {
@@ -352,20 +373,27 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, now time.Time) (o
 	return overflow, roomLeft, true
 }
 
-// full reports whether l holds its destination's share waiting in line
-// (beside what it has in flight): claims skip it and release what they
-// got for it.
-func (c *claimer) full(l *lane) bool { return len(l.queue) >= c.share() }
+// full reports whether l holds its read-ahead waiting in line (beside
+// what it has in flight): claims skip it and release what they got for
+// it.
+func (c *claimer) full(l *lane) bool { return len(l.queue) >= c.waitCap(l) }
 
-// trimLocked takes out of the lines what waits past its destination's
-// share (the share shrinks as more destinations have work) and returns
+// waitCap is how many of l's deliveries may wait in line: its window (see
+// lane), but no more than Workers/(n+1) with n destinations holding
+// claimed work, so the lines together always leave room to claim for a
+// destination that comes next. c.mu is held.
+func (c *claimer) waitCap(l *lane) int {
+	return max(1, min(c.window(l), c.opts.Workers/(len(c.lanes)+1)))
+}
+
+// trimLocked takes out of the lines what waits past its line's waitCap
+// (which shrinks as more destinations have work) and returns
 // their ids by owner, to release: a line filled while it was one of few
 // must not keep the room others need. c.mu is held.
 func (c *claimer) trimLocked() map[string][]int64 {
-	share := c.share()
 	var out map[string][]int64
 	for _, l := range c.lanes {
-		for len(l.queue) > share {
+		for len(l.queue) > c.waitCap(l) {
 			w := l.queue[len(l.queue)-1]
 			l.queue = l.queue[:len(l.queue)-1]
 			c.queued--
@@ -395,6 +423,34 @@ func (c *claimer) growth() int { return max(1, c.opts.Workers/2) }
 func (c *claimer) mayStart(client string, l *lane, share int) bool {
 	return len(l.queue) > 0 && c.inflight < c.opts.Workers && c.byClient[client] < c.opts.PerClient &&
 		(l.busy == 0 || (l.busy < share && c.inflight < c.growth()))
+}
+
+// adapt resizes the window of each line a claim served, as it finds them
+// when the claim comes back (see lane). whole: the claim got all it asked
+// for (more is due). c.mu is held.
+func (c *claimer) adapt(claimed []store.Claimed, whole bool) {
+	seen := map[*lane]bool{}
+	for _, cl := range claimed {
+		l := c.lane(cl.Ref())
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		switch w := c.window(l); {
+		case whole && l.busy < c.opts.PerDestination && len(l.queue) == 0:
+			l.window = min(2*w, maxWindow*c.opts.PerDestination)
+		case len(l.queue) >= w:
+			l.window = max(w/2, c.opts.PerDestination)
+		}
+	}
+}
+
+// window is l's read-ahead (see lane).
+func (c *claimer) window(l *lane) int {
+	if l.window == 0 {
+		return c.opts.PerDestination
+	}
+	return l.window
 }
 
 func (c *claimer) lane(key store.DestinationRef) *lane {
