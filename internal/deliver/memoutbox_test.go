@@ -53,12 +53,15 @@ func newMemOutbox() *memOutbox { return &memOutbox{alive: map[string]*memHold{}}
 
 // add enqueues a delivery due now to acme's destination dest, and returns
 // its id.
-func (o *memOutbox) add(dest string) int64 {
+func (o *memOutbox) add(dest string) int64 { return o.addFor("acme", dest) }
+
+// addFor enqueues a delivery due now to client's destination dest.
+func (o *memOutbox) addFor(client, dest string) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	id := int64(len(o.ds) + 1)
 	o.ds = append(o.ds, &memDelivery{Claimed: store.Claimed{Payload: []byte(`{}`), Delivery: store.Delivery{
-		ID: id, MessageID: fmt.Sprintf("msg_%d", id), Key: record.Key{ClientID: "acme"}, Destination: dest,
+		ID: id, MessageID: fmt.Sprintf("msg_%d", id), Key: record.Key{ClientID: client}, Destination: dest,
 		State: store.Pending, Series: 1, NextAt: time.Now(), CreatedAt: time.Now()}}})
 	return id
 }
@@ -190,11 +193,16 @@ func (o *memOutbox) NextDue(ctx context.Context, after time.Time) (time.Time, bo
 	return at, !at.IsZero(), nil
 }
 
-func (o *memOutbox) Held(ctx context.Context, owner string, id int64) (bool, error) {
+func (o *memOutbox) Held(ctx context.Context, owner string, ids []int64) ([]int64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	d := o.ds[id-1]
-	return !d.erased && d.State == store.Pending && d.owner == owner, nil
+	var out []int64
+	for _, id := range ids {
+		if d := o.ds[id-1]; !d.erased && d.State == store.Pending && d.owner == owner {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // erase removes delivery id as an erasure of its patient does, leased or
