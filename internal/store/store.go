@@ -43,6 +43,7 @@ type Store interface {
 	Auditor
 	Console
 	Revocations
+	Pauses
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for the writes under way, then releases the database.

@@ -36,7 +36,7 @@ type test struct {
 
 // Run runs the whole suite.
 func Run(t *testing.T, newDB NewDatabase) {
-	for _, tt := range append(append(append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...), fhirTests...), revocationTests...) {
+	for _, tt := range append(append(append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...), fhirTests...), append(revocationTests, pauseTests...)...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))
