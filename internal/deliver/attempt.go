@@ -128,12 +128,14 @@ func (r *runner) attempt(w work) {
 		Series: c.Series, Number: n, Owner: w.owner, StartedAt: start, Duration: end.Sub(start),
 		StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
 	r.observer.ObserveAttempt(destType, v.Label, fin.Duration)
+	// A 410 Gone pauses its destination before the delivery is recorded
+	// as waiting: no claim may find it due and running.
+	paused := res.ErrorClass == ClassGone && r.pauseGone(c.Ref(), end)
 	if err := r.finish(fin); err != nil {
 		// The lease runs out and the delivery is tried again: at least once.
 		r.log.Error("record attempt", "delivery_id", c.ID, "err", err)
 		return
 	}
-	paused := res.ErrorClass == ClassGone && r.pauseGone(c.Ref(), end)
 	r.opts.Reported(Report{Delivery: c.Delivery, Type: destType, Result: res, Outcome: v.Label, Duration: fin.Duration, Ended: end, Paused: paused})
 	if fin.State != store.Pending {
 		r.lanes.ended(c.Ref())

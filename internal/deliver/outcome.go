@@ -38,8 +38,9 @@ func outcome(t tried, p Policy, now time.Time) verdict {
 	case t.ErrorClass == ClassGone:
 		// The destination is paused by this answer: the delivery waits
 		// with the others, and goes when an operator resumes it, whatever
-		// tries it had left.
-		return verdict{State: store.Pending, NextAt: now, Label: "paused"}
+		// tries it had left. (A second on: no claim may return it while
+		// this attempt is still winding up.)
+		return verdict{State: store.Pending, NextAt: now.Add(time.Second), Label: "paused"}
 	case t.ErrorClass == ClassDestinationRemoved && now.Sub(t.Created) < removedGrace:
 		// This process's config lacks the destination: it may be one a
 		// reload on another process has just added, or a typo about to be
