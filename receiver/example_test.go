@@ -93,7 +93,7 @@ const bundle = `{"resourceType":"Bundle","meta":{"tag":[{"system":"https://pads.
  "code":{"coding":[{"system":"https://pads.dev/fhir/CodeSystem/score","code":"relaxationScore"}],"text":"Relaxation score (0-100)"},
  "subject":{"reference":"urn:uuid:6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"},"effectiveDateTime":"2026-11-22T12:00:00Z",
  "valueQuantity":{"value":100,"unit":"score","system":"http://unitsofmeasure.org","code":"{score}"},
- "method":{"text":"pads-score-2"},"derivedFrom":[{"reference":"urn:uuid:95fca233-2262-50b0-96b8-985428510bba"}]}}]}`
+ "method":{"text":"pads-score-3"},"derivedFrom":[{"reference":"urn:uuid:95fca233-2262-50b0-96b8-985428510bba"}]}}]}`
 
 // A FHIR delivery (format: fhir-r4) decodes into a Bundle, whose Patient
 // and Observations decode in turn.
@@ -115,7 +115,7 @@ func ExampleBundle_Observations() {
 	// Output:
 	// fhir-r4 sensitive 6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f female
 	// LOINC 8867-4 Heart rate: 62 beats/minute
-	// pads relaxationScore: 100, by pads-score-2
+	// pads relaxationScore: 100, by pads-score-3
 }
 
 // NewMemorySeen remembers the latest ids up to its capacity.

@@ -8,6 +8,7 @@ const (
 	PatientIdentifierSystem = "https://pads.dev/fhir/patient-uuid"
 	ScoreSystem             = "https://pads.dev/fhir/CodeSystem/score"
 	EventSystem             = "https://pads.dev/fhir/CodeSystem/event"
+	FlagSystem              = "https://pads.dev/fhir/CodeSystem/flag"
 )
 
 // Bundle is a FHIR R4 Bundle as pads sends it: a collection whose first
@@ -106,7 +107,9 @@ type Observation struct {
 	EffectiveDateTime string            `json:"effectiveDateTime,omitempty"`
 	ValueQuantity     *Quantity         `json:"valueQuantity,omitempty"`
 	ValueString       string            `json:"valueString,omitempty"`
+	DataAbsentReason  *CodeableConcept  `json:"dataAbsentReason,omitempty"` // why a score is withheld
 	Interpretation    []CodeableConcept `json:"interpretation,omitempty"`
+	Note              []Annotation      `json:"note,omitempty"`
 	Method            *CodeableConcept  `json:"method,omitempty"`
 	DerivedFrom       []Reference       `json:"derivedFrom,omitempty"`
 	Component         []Component       `json:"component,omitempty"`
@@ -121,6 +124,52 @@ func (o *Observation) CodeIn(system string) string {
 		}
 	}
 	return ""
+}
+
+// Flags returns the Bundle's Flags in order: one per finding of pads'
+// model, most severe first.
+func (b *Bundle) Flags() ([]Flag, error) {
+	var out []Flag
+	for _, e := range b.Entry {
+		var f Flag
+		if err := json.Unmarshal(e.Resource, &f); err != nil {
+			return nil, err
+		}
+		if f.ResourceType == "Flag" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// Flag is a FHIR Flag pads sends: a finding of its model, coded in
+// FlagSystem, with its severity in the flag-priority extension (PH a red
+// flag, PM moderate, PL mild).
+type Flag struct {
+	ResourceType string            `json:"resourceType"`
+	Extension    []Extension       `json:"extension,omitempty"`
+	Status       string            `json:"status"`
+	Category     []CodeableConcept `json:"category,omitempty"`
+	Code         CodeableConcept   `json:"code"`
+	Subject      Reference         `json:"subject"`
+	Period       *Period           `json:"period,omitempty"`
+}
+
+// Extension is a FHIR extension: the flag's priority, or its guideline.
+type Extension struct {
+	URL                  string           `json:"url"`
+	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
+	ValueString          string           `json:"valueString,omitempty"`
+}
+
+// Period is when a Flag started.
+type Period struct {
+	Start string `json:"start,omitempty"`
+}
+
+// Annotation is a note: the caveats of an estimate or of the model.
+type Annotation struct {
+	Text string `json:"text"`
 }
 
 // Component is a part of an Observation (systolic, diastolic).

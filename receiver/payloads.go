@@ -78,4 +78,44 @@ type Sensitive struct {
 	BPMedication *string `json:"bpMedication"` // "Yes" or "No"
 
 	AssessmentCompleted *bool `json:"assessmentCompleted"`
+
+	// Added by pads-score-3 after the seed's fields.
+
+	// Flags are the findings and red flags of the results, most severe
+	// first; empty when there are none.
+	Flags []Finding `json:"flags"`
+	// ResultsWithheld says why there are no scores; nil when there are.
+	ResultsWithheld *ResultsWithheld `json:"resultsWithheld"`
+	// Caveats are the limits of the model's intended use, to show beside
+	// the results.
+	Caveats []Caveat `json:"caveats"`
+	// Model is the scoring model that made the results (also the
+	// X-<ServiceName>-Model header).
+	Model string `json:"model"`
+}
+
+// Finding is one flag of pads' model in the seed JSON payload (the FHIR
+// Bundle carries the same as Flag resources).
+type Finding struct {
+	Code           string `json:"code"`           // stable, e.g. "bp-stage-2"
+	Severity       string `json:"severity"`       // mild, moderate or severe (a red flag)
+	Text           string `json:"text"`           // to show
+	Guideline      string `json:"guideline"`      // behind its threshold
+	Interpretation string `json:"interpretation"` // HL7 v3 ObservationInterpretation: H, L, HH, LL, A, AA
+	SeeClinician   bool   `json:"seeClinician"`
+}
+
+// ResultsWithheld says why a payload has no scores.
+type ResultsWithheld struct {
+	// Reason is age-contradictory, age-unknown, under-18,
+	// contradictory-measurements or insufficient-measurements.
+	Reason string   `json:"reason"`
+	Text   string   `json:"text"`
+	Fields []string `json:"fields"` // the fields concerned
+}
+
+// Caveat is one limit of the model's intended use.
+type Caveat struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
 }

@@ -56,6 +56,13 @@ func TestStructsCarryTheJSONNamesPadsSends(t *testing.T) {
 		{receiver.Reference{}, fhir.Reference{}},
 		{receiver.Entry{}, fhir.Entry{}},
 		{receiver.Bundle{}, fhir.Bundle{}},
+		{receiver.Flag{}, fhir.Flag{}},
+		{receiver.Extension{}, fhir.Extension{}},
+		{receiver.Period{}, fhir.Period{}},
+		{receiver.Annotation{}, fhir.Annotation{}},
+		{receiver.ResultsWithheld{}, payload.Withheld{}},
+		{receiver.Caveat{}, payload.Caveat{}},
+		{receiver.Finding{}, payload.Flag{}},
 	}
 	for _, p := range pairs {
 		ours, pads := jsonNames(reflect.TypeOf(p.ours)), jsonNames(reflect.TypeOf(p.pads))
@@ -64,7 +71,7 @@ func TestStructsCarryTheJSONNamesPadsSends(t *testing.T) {
 		}
 	}
 	for sys, want := range map[string]string{receiver.LOINC: fhir.LOINC, receiver.PatientIdentifierSystem: fhir.PatientIdentifierSystem,
-		receiver.ScoreSystem: fhir.ScoreSystem, receiver.EventSystem: fhir.EventSystem} {
+		receiver.ScoreSystem: fhir.ScoreSystem, receiver.EventSystem: fhir.EventSystem, receiver.FlagSystem: fhir.FlagSystem} {
 		if sys != want {
 			t.Errorf("system %s, pads uses %s", sys, want)
 		}

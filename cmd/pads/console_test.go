@@ -144,15 +144,15 @@ func (b *browser) count(t *testing.T, sel string) int {
 // waitText reloads the page until sel's text contains want.
 func (b *browser) waitText(t *testing.T, sel, want string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if got := b.text(t, sel); strings.Contains(got, want) {
-			return
-		} else if time.Now().After(deadline) {
-			t.Fatalf("%s says %q, want %q", sel, got, want)
+	var got string
+	if !waitWithin(15*time.Second, func() bool {
+		if got = b.text(t, sel); strings.Contains(got, want) {
+			return true
 		}
-		time.Sleep(200 * time.Millisecond)
 		b.run(t, "reload", chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("body")))
+		return false
+	}) {
+		t.Fatalf("%s says %q, want %q", sel, got, want)
 	}
 }
 

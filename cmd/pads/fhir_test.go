@@ -61,7 +61,7 @@ func TestAFHIRDestinationReceivesSignedBundles(t *testing.T) {
 		if ct, ev := r.header.Get("Content-Type"), r.header.Get("X-Pads-Event"); ct != "application/fhir+json" || ev != event {
 			t.Fatalf("delivery %d: Content-Type %q, event %q", i, ct, ev)
 		}
-		if r.header.Get("X-Pads-Model") != "pads-score-2" || r.header.Get("X-Pads-Attempt") != "1" {
+		if r.header.Get("X-Pads-Model") != "pads-score-3" || r.header.Get("X-Pads-Attempt") != "1" {
 			t.Errorf("%s headers %v", event, r.header)
 		}
 		if err := wh.Verify(r.body, r.header); err != nil {
@@ -79,7 +79,7 @@ func TestAFHIRDestinationReceivesSignedBundles(t *testing.T) {
 			t.Fatalf("the identity Bundle holds %d entries, want the Patient only", len(b.Entry))
 		}
 		if event == "sensitive" {
-			want := []string{"8867-4", "85354-9", "9279-1", "59408-5", "rmssd"}
+			want := []string{"8867-4", "85354-9", "9279-1", "2708-6", "rmssd"}
 			if c := b.codes(); len(c) < len(want) || fmt.Sprint(c[:len(want)]) != fmt.Sprint(want) {
 				t.Fatalf("observations %v, want %v first", c, want)
 			}

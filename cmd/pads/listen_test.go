@@ -31,21 +31,22 @@ func startListen(t *testing.T, args ...string) (string, *syncBuffer) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	re := regexp.MustCompile(`receiving on (http://[^/\s]+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			return m[1], out
-		}
+	var m []string
+	var stopped error
+	waitWithin(10*time.Second, func() bool {
 		select {
-		case err := <-done:
-			t.Fatalf("pads listen stopped: %v\n%s", err, out.String())
+		case stopped = <-done:
+			done <- stopped // for the cleanup, which waits for it
+			return true
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pads listen did not start:\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+		m = re.FindStringSubmatch(out.String())
+		return m != nil
+	})
+	if m == nil {
+		t.Fatalf("pads listen did not start (%v):\n%s", stopped, out.String())
 	}
+	return m[1], out
 }
 
 // TestServeAndListenShowTheFirstSavesWebhookWithNoEditing is the first
@@ -71,12 +72,8 @@ func TestServeAndListenShowTheFirstSavesWebhookWithNoEditing(t *testing.T) {
 		t.Fatalf("save: %d %s", r.status, r.raw)
 	}
 	uuid := r.body["patientUUID"].(string)
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), "patient "+uuid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no delivery of %s in pads listen's output:\n%s\npads logs:\n%s", uuid, out.String(), p.logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitWithin(20*time.Second, func() bool { return strings.Contains(out.String(), "patient "+uuid) }) {
+		t.Fatalf("no delivery of %s in pads listen's output:\n%s\npads logs:\n%s", uuid, out.String(), p.logs.String())
 	}
 	got := out.String()
 	for _, want := range []string{"signature verified with the Standard Webhooks library: ok", `"firstName": "Ada"`, "event non-sensitive"} {

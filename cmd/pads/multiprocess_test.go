@@ -118,23 +118,19 @@ clients:
 	if len(want) < 400 {
 		t.Fatalf("only %d of 500 saves acknowledged", len(want))
 	}
-	deadline := answered.Add(10 * time.Second)
-	for {
+	missing := func() int {
 		mu.Lock()
-		missing := 0
+		defer mu.Unlock()
+		n := 0
 		for _, u := range want {
 			if delivered[u] == 0 {
-				missing++
+				n++
 			}
 		}
-		mu.Unlock()
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d acknowledged saves not delivered 10 s after the last answer", missing)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return n
+	}
+	if !waitWithin(time.Until(answered.Add(10*time.Second)), func() bool { return missing() == 0 }) {
+		t.Fatalf("%d acknowledged saves not delivered 10 s after the last answer", missing())
 	}
 	t.Logf("every acknowledged save delivered %v after the last answer, %v after the kill",
 		time.Since(answered).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond))

@@ -76,12 +76,8 @@ func (rc *receiver) wait(t *testing.T, n int, within time.Duration) []received {
 // receivers that hang).
 func (rc *receiver) waitReceived(t *testing.T, n int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for len(rc.all()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("receiver got %d requests, want %d", len(rc.all()), n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitWithin(within, func() bool { return len(rc.all()) >= n }) {
+		t.Fatalf("receiver got %d requests, want %d", len(rc.all()), n)
 	}
 }
 

@@ -176,7 +176,7 @@ func TestReceiverKit(t *testing.T) {
 					t.Errorf("request %d (at %v, forged %v): %d, want 401", i, c.at, c.forged, resp.StatusCode)
 				}
 			}
-			time.Sleep(100 * time.Millisecond)
+			waitWithin(5*time.Second, func() bool { return len(k.with("rejected")) >= 3 })
 			if n := len(k.with("processed")); n != 4 || len(k.with("rejected")) != 3 {
 				t.Fatalf("after 3 refused requests: %d processed, %d rejected", n, len(k.with("rejected")))
 			}

@@ -153,11 +153,8 @@ func revokeTokens(t *testing.T, path, client string) time.Time {
 // past the documented bound.
 func untilRefused(t *testing.T, base, tok string, start time.Time) time.Duration {
 	t.Helper()
-	for saveStatus(t, base, tok, "acme-main") != 401 {
-		if time.Since(start) > revocationBound {
-			t.Fatalf("a revoked token still works %v after the revocation", revocationBound)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitWithin(revocationBound-time.Since(start), func() bool { return saveStatus(t, base, tok, "acme-main") == 401 }) {
+		t.Fatalf("a revoked token still works %v after the revocation", revocationBound)
 	}
 	return time.Since(start)
 }
@@ -183,7 +180,7 @@ func TestTokensRevokeRefusesEarlierTokensDurably(t *testing.T) {
 		t.Fatalf("another client's token after the revocation: %d", s)
 	}
 	// A token issued after the revocation works.
-	time.Sleep(time.Until(before))
+	waitPast(before)
 	fresh := procToken(t, p.base, "acme", acmeKey)
 	if s := saveStatus(t, p.base, fresh, "acme-main"); s != 201 {
 		t.Fatalf("a token issued after the revocation: %d", s)
@@ -246,7 +243,7 @@ clients:
 		took := untilRefused(t, p.base, old, start)
 		t.Logf("process %d refused the revoked token %v after pads tokens revoke began", i, took.Round(time.Millisecond))
 	}
-	time.Sleep(time.Until(before))
+	waitPast(before)
 	fresh := procToken(t, procs[1].base, "acme", acmeKey)
 	for i, p := range procs {
 		if s := saveStatus(t, p.base, fresh, "acme-main"); s != 201 {
@@ -254,6 +251,11 @@ clients:
 		}
 	}
 }
+
+// waitPast waits until the real clock has passed at: a token carries its
+// issue time in whole seconds, so one issued after a revocation must be
+// issued after the second the revocation names, on the processes' clock.
+func waitPast(at time.Time) { time.Sleep(time.Until(at)) }
 
 func TestCLIActorIsTheUserIDsNameOrTheID(t *testing.T) {
 	t.Parallel()
@@ -289,12 +291,8 @@ func TestTokensRevokeAdminRefusesTheAdminsTokens(t *testing.T) {
 	if !strings.Contains(out.String(), `revoked the tokens of admin "acme"`) {
 		t.Fatalf("printed %q", out.String())
 	}
-	start := time.Now()
-	for s.do("GET", "/admin/deliveries", admin, "").status != 401 {
-		if time.Since(start) > revocationBound {
-			t.Fatalf("a revoked admin token still works %v after the revocation", revocationBound)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitWithin(revocationBound, func() bool { return s.do("GET", "/admin/deliveries", admin, "").status == 401 }) {
+		t.Fatalf("a revoked admin token still works %v after the revocation", revocationBound)
 	}
 	if r := s.save(client, "non-sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"a@example.com"}`); r.status != 201 {
 		t.Fatalf("the client of the same id after its admin namesake's revocation: %d %s", r.status, r.raw)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"github.com/pads-dev/pads/internal/operator"
 	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/reload"
+	"github.com/pads-dev/pads/internal/retention"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
@@ -98,9 +100,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if app.cert != nil {
 		ln = app.cert.Listener(ln)
 	}
+	if cfg.Metrics.Listen != "" {
+		stop, err := app.serveMetrics(cfg)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	app.dispatcher.Start()
 	app.revocations.Start()
 	defer app.revocations.Stop()
+	app.sweeper.Start()
+	defer app.sweeper.Stop()
 	// Runs before the store closes (defers run last in, first out):
 	// attempts under way may finish, each bounded by its destination's
 	// timeout; the rest are retried after the restart.
@@ -176,7 +187,8 @@ func newHTTPServer(h http.Handler, l config.Limits) *http.Server {
 // (changed by a reload) and reports them in the metrics. It warns when the
 // process may not open that many files.
 func (a *app) limitConnections(ln net.Listener, cfg *config.Config) net.Listener {
-	a.conns = httpapi.NewListener(ln, cfg.Limits.MaxConnections)
+	a.conns = httpapi.NewListener(ln, cfg.Limits.MaxConnections, cfg.Limits.MaxConnectionsPerAddress)
+	a.conns.SetExempt(func(addr netip.Addr) bool { return a.live.Load().TrustedProxy(addr) })
 	a.metrics.RegisterConnections(a.conns.Open, a.conns.Refused)
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && rl.Cur < uint64(cfg.Limits.MaxConnections)+fileHeadroom {
@@ -204,10 +216,14 @@ type app struct {
 	dispatcher *deliver.Dispatcher
 	watch      *watcher // attempts -> metrics by destination, operator events
 	handler    http.Handler
-	conns      *httpapi.Listener // set when pads listens
+	// metricsHandler serves metrics.listen's listener, when there is one.
+	metricsHandler http.Handler
+	conns          *httpapi.Listener // set when pads listens
 	// revocations are the clients' revoked tokens, read again every
 	// auth.RevocationRefresh while pads serves.
 	revocations *auth.Revocations
+	// sweeper removes what retention says has expired, in the background.
+	sweeper *retention.Sweeper
 	// cert is the TLS certificate served, nil without TLS.
 	cert *reload.Certificate
 }
@@ -254,6 +270,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		a.store.Close()
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
+	a.sweeper = retention.New(a.store, a.live.Load, a.metrics.RegisterRetention(), logger, retention.Options{})
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
 	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
 	if err != nil {
@@ -262,10 +279,13 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	}
 	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load)).
 		WithTester(destinationTester(a.dests, senders)).WithConfig(a.live.Load).WithEvents(func(e notify.Event) { a.watch.notifier.Publish(e) })
-	a.handler = httpapi.NewServer(httpapi.Deps{
+	deps := httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
-	})
+		MetricsElsewhere: cfg.Metrics.Listen != "",
+	}
+	a.handler = httpapi.NewServer(deps)
+	a.metricsHandler = httpapi.MetricsHandler(deps)
 	return a, nil
 }
 
@@ -326,7 +346,7 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *met
 // already know them.
 func (a *app) apply(cfg *config.Config) {
 	if a.conns != nil {
-		a.conns.SetMax(cfg.Limits.MaxConnections)
+		a.conns.SetMax(cfg.Limits.MaxConnections, cfg.Limits.MaxConnectionsPerAddress)
 	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
 	a.dests.Load(cfg)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pads-dev/pads/internal/deliver/sns/snstest"
 )
@@ -45,7 +44,7 @@ func TestSaveEndsAsAnSNSPublish(t *testing.T) {
 	if !strings.Contains(out, "sns_throttled") || fake.Calls() != 2 {
 		t.Fatalf("want a throttled attempt then a publish (%d calls):\n%s", fake.Calls(), out)
 	}
-	time.Sleep(100 * time.Millisecond)
+	s.stop() // waits for every attempt under way
 	if len(fake.Published()) != 1 {
 		t.Fatal("published twice")
 	}

@@ -87,8 +87,15 @@ func TestTokensRoundTripAndAudienceBinding(t *testing.T) {
 		}
 	}
 	now = t0.Add(time.Hour + time.Second)
-	if _, err := toks.Verify(tok, auth.AudienceStorage); err != auth.ErrInvalidToken {
-		t.Fatalf("expired token accepted: %v", err)
+	if _, err := toks.Verify(tok, auth.AudienceStorage); err != auth.ErrTokenExpired || !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("expired token: %v, want ErrTokenExpired, an ErrInvalidToken", err)
+	}
+	// Expired and signed with another key: a forgery, said to be no more
+	// than invalid.
+	other, _ := auth.NewTokens("pads", []auth.Key{{ID: "k1", Secret: []byte("another-secret-of-thirty-two-bytes!")}}, clockAt(&t0))
+	forged, _ := other.Issue("acme", auth.AudienceStorage, time.Hour, [32]byte{1})
+	if _, err := toks.Verify(forged, auth.AudienceStorage); err != auth.ErrInvalidToken {
+		t.Fatalf("an expired forgery: %v, want ErrInvalidToken only", err)
 	}
 }
 

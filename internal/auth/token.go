@@ -30,6 +30,12 @@ const MaxTokenLength = 4096
 // Callers learn no more than that, and neither does the client.
 var ErrInvalidToken = errors.New("invalid token")
 
+// ErrTokenExpired is an ErrInvalidToken whose signature is good and whose
+// time ran out: the one reason worth telling the client, who holds the
+// token and can read its exp anyway, because its fix differs
+// (authenticate again).
+var ErrTokenExpired = fmt.Errorf("%w: expired", ErrInvalidToken)
+
 // Key is one HS256 signing key.
 type Key struct {
 	ID     string
@@ -161,6 +167,10 @@ func (t *Tokens) Verify(raw, audience string) (Claims, error) {
 	}
 	var c claims
 	tok, err := p.ParseWithClaims(raw, &c, t.key)
+	if errors.Is(err, jwt.ErrTokenExpired) && !errors.Is(err, jwt.ErrTokenSignatureInvalid) {
+		// jwt checks the signature before the claims: this one is ours.
+		return Claims{}, ErrTokenExpired
+	}
 	if err != nil || c.Subject == "" || c.APIKey == "" || c.IssuedAt == nil {
 		return Claims{}, ErrInvalidToken
 	}

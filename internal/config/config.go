@@ -22,6 +22,7 @@ type Config struct {
 	Secrets      Secrets           `yaml:"secrets"`
 	Destinations DestinationPolicy `yaml:"destinations"`
 	Console      Console           `yaml:"console"`
+	Metrics      Metrics           `yaml:"metrics"`
 	// TLS, when it names a certificate, makes pads serve HTTPS itself.
 	TLS TLS `yaml:"tls"`
 	// TrustedProxies are the addresses (CIDR ranges or single addresses)
@@ -58,6 +59,10 @@ type Limits struct {
 	// MaxConnections bounds the client connections open at once; a
 	// connection past it is closed as soon as it is accepted.
 	MaxConnections int `yaml:"maxConnections"`
+	// MaxConnectionsPerAddress bounds the connections open at once from
+	// one address (an IPv6 /64); trustedProxies have no bound of their
+	// own.
+	MaxConnectionsPerAddress int `yaml:"maxConnectionsPerAddress"`
 	// ReadHeaderTimeout bounds the time from a connection's first byte (or
 	// its TLS handshake) to the end of a request's headers.
 	ReadHeaderTimeout Duration `yaml:"readHeaderTimeout"`
@@ -110,6 +115,15 @@ type DestinationPolicy struct {
 	// destination counts as failing (the operator event
 	// destination.failing).
 	FailingAfter int `yaml:"failingAfter"`
+}
+
+// Metrics is who may read GET /metrics, and where.
+type Metrics struct {
+	// Listen, when set, serves /metrics on this address only (and not on
+	// the API's); it takes effect at a restart.
+	Listen string `yaml:"listen"`
+	// Token, when set, is the bearer token a scrape must send.
+	Token string `yaml:"token"`
 }
 
 // Console holds the operator console's settings.

@@ -31,10 +31,13 @@ const (
 	DefaultMultiplier    = 4
 	// DefaultMaxConnections fits a 2-core machine: it saturates both cores
 	// with saves many times over, and costs at most a few tens of MiB.
-	DefaultMaxConnections    = 1024
-	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultReadTimeout       = 30 * time.Second
-	DefaultWriteTimeout      = 30 * time.Second
+	DefaultMaxConnections = 1024
+	// DefaultMaxConnectionsPerAddress leaves one host a quarter of the
+	// default places: many times what a client's connection pool opens.
+	DefaultMaxConnectionsPerAddress = 256
+	DefaultReadHeaderTimeout        = 10 * time.Second
+	DefaultReadTimeout              = 30 * time.Second
+	DefaultWriteTimeout             = 30 * time.Second
 	// DefaultIdleTimeout outlasts the usual load balancer's idle timeout
 	// (60 s), so the balancer, not pads, closes idle connections.
 	DefaultIdleTimeout    = 120 * time.Second
@@ -83,6 +86,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.Limits.MaxConnections == 0 {
 		c.Limits.MaxConnections = DefaultMaxConnections
+	}
+	if c.Limits.MaxConnectionsPerAddress == 0 {
+		c.Limits.MaxConnectionsPerAddress = DefaultMaxConnectionsPerAddress
 	}
 	setDuration(&c.Limits.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	setDuration(&c.Limits.ReadTimeout, DefaultReadTimeout)
@@ -180,6 +186,16 @@ func (c *Config) validate() {
 		c.fail("tokenTTL", "must be between 1m and 24h")
 	}
 	c.validateLimits()
+	if c.Metrics.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics.Listen); err != nil {
+			c.fail("metrics.listen", "must be host:port")
+		}
+	}
+	if t := c.Metrics.Token; t != "" && len(t) < MinAPIKeyLength {
+		c.fail("metrics.token", "must be at least %d characters", MinAPIKeyLength)
+	} else {
+		c.validateHeaderValue("metrics.token", t)
+	}
 	if d := c.Console.InactivityTimeout.D(); d < time.Minute || d > 12*time.Hour {
 		c.fail("console.inactivityTimeout", "must be between 1m and 12h")
 	}
@@ -238,6 +254,9 @@ func (c *Config) validateLimits() {
 	}
 	if n := c.Limits.MaxConnections; n < 16 || n > 1<<20 {
 		c.fail("limits.maxConnections", "must be between 16 and 1048576")
+	}
+	if n := c.Limits.MaxConnectionsPerAddress; n < 1 || n > 1<<20 {
+		c.fail("limits.maxConnectionsPerAddress", "must be between 1 and 1048576")
 	}
 	if d := c.Limits.ReadHeaderTimeout.D(); d < time.Second || d > 5*time.Minute {
 		c.fail("limits.readHeaderTimeout", "must be between 1s and 5m")

@@ -23,9 +23,7 @@ import (
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/operator"
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
 	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
@@ -110,16 +108,12 @@ func BenchmarkConsoleWith100000Deliveries(b *testing.B) {
 // them as BenchmarkConsoleWith100000Deliveries says.
 func seed(b *testing.B, st store.Store, n int) time.Time {
 	ctx := context.Background()
-	cfg, err := config.Parse([]byte(benchConfig), func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
 	now := time.Now().UTC()
 	var made atomic.Int64
-	saves := save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Payloads: payload.Encode,
-		Now: func() time.Time {
-			return now.Add(-24*time.Hour + time.Duration(made.Load())*24*time.Hour/time.Duration(n))
-		}})
+	saves := storetest.SavesFor(st, storetest.Clients)
+	saves.Now = func() time.Time {
+		return now.Add(-24*time.Hour + time.Duration(made.Load())*24*time.Hour/time.Duration(n))
+	}
 	parallel(n, func(i int) error {
 		_, err := saves.Save(ctx, "acme", storetest.Request("acme", "", fmt.Sprintf("p%d@example.com", i),
 			record.Fields{FormCompleted: new(true), FirstName: new("Ada")}))

@@ -301,6 +301,10 @@ func (c *Console) failed(w http.ResponseWriter, r *http.Request, v *view, err er
 		c.fail(w, r, v, http.StatusNotFound, "There is no such delivery.")
 		return
 	}
+	if errors.Is(err, store.ErrBodyGone) {
+		c.fail(w, r, v, http.StatusConflict, "This delivery's body was removed by retention: it cannot be sent again.")
+		return
+	}
 	c.d.Logger.Error("console", "request_id", w.Header().Get("X-Request-Id"), "err", err)
 	c.fail(w, r, v, http.StatusInternalServerError, "Something went wrong on the server; it is logged under this request id.")
 }

@@ -26,12 +26,10 @@ type runner struct {
 	lanes    *claimer
 	pauses   *pauses
 	attempts sync.WaitGroup
-}
-
-// start runs an attempt of w in its own goroutine.
-func (r *runner) start(w work) {
-	r.attempts.Add(1)
-	go r.attempt(w)
+	// starting holds the attempts about to start, for the lease check
+	// (see checkLoop); quit ends checkLoop.
+	starting chan work
+	quit     chan struct{}
 }
 
 // check is what is known to fail before any send: a destination this
@@ -93,14 +91,6 @@ func (r *runner) attempt(w work) {
 			}
 		}
 	}()
-	if !r.held(w) {
-		// Erased with its patient (or taken over) since it was claimed: no
-		// attempt, nothing to record.
-		r.lanes.free(c.Ref())
-		freed = true
-		r.lanes.ended(c.Ref())
-		return
-	}
 	if r.pauses.paused(c.Ref()) {
 		// Paused while it waited in line: back to the store, untried.
 		r.lanes.free(c.Ref())
@@ -137,30 +127,15 @@ func (r *runner) attempt(w work) {
 		return
 	}
 	r.opts.Reported(Report{Delivery: c.Delivery, Type: destType, Result: res, Outcome: v.Label, Duration: fin.Duration, Ended: end, Paused: paused})
-	if fin.State != store.Pending {
+	if fin.State == store.Pending {
+		r.lanes.retryAt(fin.NextAt)
+	} else {
 		r.lanes.ended(c.Ref())
 	}
 	if fin.State == store.Failed {
 		r.log.Warn("delivery failed", "delivery_id", c.ID, "message_id", c.MessageID, "client", c.Key.ClientID,
 			"destination", c.Destination, "data_type", string(c.DataType), "attempts", n, "error_class", res.ErrorClass)
 	}
-}
-
-// held asks the store, just before an attempt, whether w is still this
-// process's to try: an erasure removes its patient's pending deliveries,
-// claimed ones included, and returns only once no attempt can start. When
-// the store cannot answer, the attempt goes ahead, as it did before the
-// check: the database an erasure writes to is the one that did not
-// answer, and the attempt's record will wait for it.
-func (r *runner) held(w work) bool {
-	ctx, cancel := context.WithTimeout(r.hard, 5*time.Second)
-	defer cancel()
-	ok, err := r.outbox.Held(ctx, w.owner, w.ID)
-	if err != nil {
-		r.log.Warn("check a claimed delivery before its attempt", "delivery_id", w.ID, "err", err)
-		return true
-	}
-	return ok
 }
 
 // finish records an attempt, trying again while the database is away

@@ -133,7 +133,8 @@ func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sen
 	c := newClaimer(outbox, log, opts, l, hard)
 	p := newPauses(opts.Pauses, log, c.hint)
 	c.pauses, c.rates = p, newRates(opts.MaxPerSecond)
-	r := &runner{outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts, hard: hard, lanes: c, pauses: p}
+	r := &runner{outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts, hard: hard, lanes: c, pauses: p,
+		starting: make(chan work, 2*opts.Workers), quit: make(chan struct{})}
 	c.start = r.start
 	l.held = func() { c.hint() }
 	l.tookOver = func() { c.hint() }
@@ -150,6 +151,7 @@ func (d *Dispatcher) Notify(destinations ...store.DestinationRef) { d.claims.hin
 func (d *Dispatcher) Start() {
 	d.pauses.Start(d.runner.hard)
 	d.leases.Start()
+	go d.runner.checkLoop()
 	go d.claims.run()
 }
 
@@ -175,5 +177,6 @@ func (d *Dispatcher) Stop(ctx context.Context) {
 	}
 	d.cancel()
 	d.pauses.Stop()
+	close(d.runner.quit)
 	d.leases.Stop()
 }

@@ -12,11 +12,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/sqlite"
 	"github.com/pads-dev/pads/internal/store/storetest"
@@ -122,19 +119,6 @@ func TestSlotFreedBeforeTheAttemptIsRecorded(t *testing.T) {
 // destination, and returns the resolver of that destination.
 func oneWebhook(t *testing.T) (deliver.Resolver, *harness) {
 	t.Helper()
-	cfg, err := config.Parse([]byte(`
-clients:
-  - id: acme
-    apiKeys: [{key: "0123456789abcdef"}]
-    funnels: [{id: acme-main}]
-    destinations:
-      - id: hook
-        type: webhook
-        url: https://hooks.example.com/pads
-`), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "pads.db"), store.Config{Keys: storetest.Keyring(t, "e1")})
 	if err != nil {
 		t.Fatal(err)
@@ -143,13 +127,13 @@ clients:
 	dest := deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "hook"}, Type: "webhook",
 		URL: "https://hooks.example.com/pads", Timeout: time.Second, Retry: deliver.Retry{Attempts: 3, InitialDelay: time.Second, Multiplier: 2}}
 	resolve := func(ref store.DestinationRef) (*deliver.Destination, bool) { return &dest, ref == dest.Ref }
-	saves := save.New(save.Deps{Store: s, Config: func() *config.Config { return cfg }, Payloads: payload.Encode})
+	saves := storetest.SavesFor(s, map[string]storetest.Client{"acme": {Destinations: []string{"hook"}}})
 	return resolve, &harness{Store: s, saves: saves}
 }
 
 type harness struct {
 	store.Store
-	saves *save.Service
+	saves *storetest.Saver
 }
 
 // enqueue saves n completed forms, each enqueuing one delivery.

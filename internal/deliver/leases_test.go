@@ -103,13 +103,16 @@ func TestRetriesFollowTheBackoff(t *testing.T) {
 		answers []deliver.Result
 		sends   []time.Duration
 		state   string
+		poll    time.Duration
 	}{
 		{"1 s then 2 s apart, then delivered", []deliver.Result{fail("http_5xx", 0), fail("http_5xx", 0), {StatusCode: 200}},
-			[]time.Duration{0, time.Second, 3 * time.Second}, store.Delivered},
+			[]time.Duration{0, time.Second, 3 * time.Second}, store.Delivered, 0},
 		{"three failures fail it for good", []deliver.Result{fail("http_5xx", 0), fail("http_5xx", 0), fail("http_5xx", 0)},
-			[]time.Duration{0, time.Second, 3 * time.Second}, store.Failed},
+			[]time.Duration{0, time.Second, 3 * time.Second}, store.Failed, 0},
 		{"Retry-After holds the retry back", []deliver.Result{fail("http_5xx", 90*time.Second), {StatusCode: 200}},
-			[]time.Duration{0, 90 * time.Second}, store.Delivered},
+			[]time.Duration{0, 90 * time.Second}, store.Delivered, 0},
+		{"a retry sooner than the poll does not wait for it", []deliver.Result{fail("http_5xx", 0), fail("http_5xx", 0), {StatusCode: 200}},
+			[]time.Duration{0, time.Second, 3 * time.Second}, store.Delivered, time.Hour},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -118,7 +121,7 @@ func TestRetriesFollowTheBackoff(t *testing.T) {
 				id := o.add("hook")
 				s := &clockSender{answer: func(_ context.Context, n int) deliver.Result { return tt.answers[n-1] }}
 				t0 := time.Now()
-				d := startDispatcher(o, s, nil, deliver.Options{})
+				d := startDispatcher(slowFinish{o}, s, nil, deliver.Options{Poll: tt.poll})
 				advance(5 * time.Minute)
 				d.Stop(context.Background())
 				if got := s.sends(t0); !equalDurations(got, tt.sends) {
@@ -130,6 +133,16 @@ func TestRetriesFollowTheBackoff(t *testing.T) {
 			})
 		})
 	}
+}
+
+// slowFinish records an attempt 10 ms after it is asked to, as a commit
+// does: the claimer has gone back to sleep before the retry is in the
+// store.
+type slowFinish struct{ *memOutbox }
+
+func (o slowFinish) Finish(ctx context.Context, f store.Finished) error {
+	<-time.After(10 * time.Millisecond)
+	return o.memOutbox.Finish(ctx, f)
 }
 
 func equalDurations(a, b []time.Duration) bool {

@@ -6,10 +6,13 @@
 // instructions for a FHIR server (docs/delivery.md says how to post it to
 // one). The non-sensitive Bundle holds the Patient; the sensitive one the
 // Patient, a vital-signs Observation per measurement the model read
-// (LOINC codes, UCUM units) and an Observation per score of pads' model
-// (ScoreSystem), derived from the measurements it used. Only known values
-// appear: a null of the seed payload is an element left out, a null score
-// an Observation left out.
+// (LOINC codes, UCUM units, the method that obtained it, the flags about
+// it as HL7 ObservationInterpretation codes), an Observation per score of
+// pads' model (ScoreSystem), derived from the measurements it used, and a
+// Flag per finding. Only known values appear: a null of the seed payload
+// is an element left out, a null score an Observation left out, except
+// the overall and health credit scores, whose Observations say why they
+// are withheld (dataAbsentReason).
 package fhir
 
 import (
@@ -62,6 +65,7 @@ type builder struct {
 	patient   string // the Patient's fullUrl
 	effective string
 	entries   []Entry
+	flags     []score.Flag // the results' flags, for the interpretations
 	// urls are the fullUrls of the entries made so far, by measure key or
 	// score code, for derivedFrom.
 	urls map[string]string
@@ -71,15 +75,17 @@ func (b *builder) add(url string, resource any) {
 	b.entries = append(b.entries, Entry{FullURL: url, Resource: resource})
 }
 
-// sensitive adds the measurements the model read, then its scores.
+// sensitive adds the measurements the model read, then its scores, then a
+// Flag per finding.
 func (b *builder) sensitive(in score.Inputs) {
 	b.urls = map[string]string{}
 	r := score.Compute(in)
+	b.flags = r.Flags
 	body := score.BodyOf(b.rec.Fields)
 
-	b.measurement(heartRate, in.HeartRate, r.HeartRateCategory, nil)
+	b.measurement(heartRate, in.HeartRate, r.HeartRateCategory, cameraEstimate, nil)
 	if in.Systolic != nil || in.Diastolic != nil {
-		o := b.observation(bloodPressure, r.BloodPressureCategory, nil)
+		o := b.observation(bloodPressure, r.BloodPressureCategory, cameraEstimate, nil)
 		for _, c := range []struct {
 			m measure
 			v *float64
@@ -90,23 +96,23 @@ func (b *builder) sensitive(in score.Inputs) {
 		}
 		b.put(bloodPressure.key, o)
 	}
-	b.measurement(breathingRate, in.BreathingRate, r.BreathingRateCategory, nil)
-	b.measurement(oxygenSaturation, in.SpO2, r.OxygenSaturationCategory, nil)
+	b.measurement(breathingRate, in.BreathingRate, r.BreathingRateCategory, cameraEstimate, nil)
+	b.measurement(oxygenSaturation, in.SpO2, r.OxygenSaturationCategory, cameraEstimate, nil)
 	hrv := hrvSDNN
 	if in.HRVMeasure == score.RMSSD {
 		hrv = hrvRMSSD
 	}
-	b.measurement(hrv, in.HRV, r.HeartRateVariabilityCategory, nil)
+	b.measurement(hrv, in.HRV, r.HeartRateVariabilityCategory, cameraEstimate, nil)
 	// Weight and height in metric units, rounded to 0.01: the model's
 	// values, which leave out an implausible pair.
-	b.measurement(bodyWeight, roundTo(body.WeightKg, 100), nil, nil)
-	b.measurement(bodyHeight, roundTo(inchesToCm(body.HeightIn), 100), nil, nil)
-	// BMI is riskBmi as given, or else made from the weight and height
-	// above (to 0.1), and then derived from them.
-	if given := b.rec.Fields.RiskBmi; given != nil && score.PlausibleBMI(*given) {
-		b.measurement(bmi, given, nil, nil)
+	b.measurement(bodyWeight, roundTo(body.WeightKg, 100), nil, clientReported, nil)
+	b.measurement(bodyHeight, roundTo(inchesToCm(body.HeightIn), 100), nil, clientReported, nil)
+	// BMI is riskBmi as the model read it, or else made from the weight
+	// and height above (to 0.1), and then derived from them.
+	if given := b.rec.Fields.RiskBmi; given != nil && in.BMI != nil && *given == *in.BMI {
+		b.measurement(bmi, given, nil, clientReported, nil)
 	} else {
-		b.measurement(bmi, roundTo(body.BMI, 10), nil, b.refs(bodyWeight.key, bodyHeight.key))
+		b.measurement(bmi, roundTo(in.BMI, 10), nil, clientReported, b.refs(bodyWeight.key, bodyHeight.key))
 	}
 
 	// The scores, each derived from the Observations of the inputs it
@@ -120,35 +126,44 @@ func (b *builder) sensitive(in score.Inputs) {
 	b.score(relaxationScore, r.Relaxation, r.RelaxationCategory, hrv.key, heartRate.key)
 	b.score(activityScore, r.Activity, r.ActivityCategory, heartRate.key, bmiKey, hrv.key)
 	b.score(sleepScore, r.Sleep, r.SleepCategory, hrv.key, heartRate.key, breathingRate.key)
-	bpKey := "" // the blood pressure component needs both readings
-	if in.Systolic != nil && in.Diastolic != nil {
-		bpKey = bloodPressure.key
+	from := []string{bloodPressure.key, metabolismScore.code, equilibriumScore.code, relaxationScore.code, activityScore.code, sleepScore.code}
+	if r.Withheld != nil {
+		// The verdict is withheld: its Observations say why, with the
+		// readings that were known.
+		from = []string{bloodPressure.key, heartRate.key, breathingRate.key, oxygenSaturation.key}
 	}
-	b.score(overallHealthScore, r.Overall, r.OverallHealthCategory, bpKey, metabolismScore.code,
-		equilibriumScore.code, relaxationScore.code, activityScore.code, sleepScore.code)
-	b.score(healthCreditScore, r.HealthCredit, r.HealthCreditCategory, overallHealthScore.code)
+	b.verdict(overallHealthScore, r.Overall, r.OverallHealthCategory, r.Withheld, caveatNotes, from...)
+	b.verdict(healthCreditScore, r.HealthCredit, r.HealthCreditCategory, r.Withheld, nil, overallHealthScore.code)
 	if r.StressIndex != nil {
 		o := b.modelObservation(stressIndex, relaxationScore.code)
 		o.ValueString = *r.StressIndex
 		b.put(stressIndex.code, o)
 	}
+	for _, f := range r.Flags {
+		b.add(b.entryURL("flag-"+f.ID), b.flagResource(f))
+	}
 }
 
 // measurement adds a vital-signs Observation of m when v is known, with
-// the model's category of it as its interpretation.
-func (b *builder) measurement(m measure, v *float64, category *string, derivedFrom []Reference) {
+// the model's category of it and the flags about it as its
+// interpretations, and how it was obtained as its method.
+func (b *builder) measurement(m measure, v *float64, category *string, method *CodeableConcept, derivedFrom []Reference) {
 	if v == nil {
 		return
 	}
-	o := b.observation(m, category, derivedFrom)
+	o := b.observation(m, category, method, derivedFrom)
 	o.ValueQuantity = quantity(m, *v)
 	b.put(m.key, o)
 }
 
-func (b *builder) observation(m measure, category *string, derivedFrom []Reference) *Observation {
-	return &Observation{ResourceType: "Observation", Status: "final", Category: vitalSigns, Code: concept(m),
-		Subject: &Reference{b.patient}, EffectiveDateTime: b.effective, Interpretation: interpretation(category),
-		DerivedFrom: derivedFrom}
+func (b *builder) observation(m measure, category *string, method *CodeableConcept, derivedFrom []Reference) *Observation {
+	o := &Observation{ResourceType: "Observation", Status: "final", Category: vitalSigns, Code: concept(m),
+		Subject: &Reference{b.patient}, EffectiveDateTime: b.effective, Interpretation: interpretations(category, b.flags, m.key),
+		Method: method, DerivedFrom: derivedFrom}
+	if method == cameraEstimate {
+		o.Note = cameraNote
+	}
+	return o
 }
 
 // score adds an Observation of a score when it is known.
@@ -160,6 +175,26 @@ func (b *builder) score(s scoreKind, v *float64, category *string, from ...strin
 	o.ValueQuantity = &Quantity{Value: *v, Unit: "score", System: UCUM, Code: "{score}"}
 	o.Interpretation = interpretation(category)
 	b.put(s.code, o)
+}
+
+// verdict adds the Observation of the overall or health credit score: its
+// value, or, when the verdict is withheld, a dataAbsentReason saying why.
+// A red flag's label is its interpretation either way.
+func (b *builder) verdict(s scoreKind, v *float64, category *string, withheld *score.Withheld, notes []Annotation, from ...string) {
+	switch {
+	case v != nil:
+		b.score(s, v, category, from...)
+	case withheld != nil:
+		o := b.modelObservation(s, from...)
+		o.DataAbsentReason = absent(withheld)
+		o.Interpretation = interpretation(category)
+		b.put(s.code, o)
+	default:
+		return
+	}
+	if notes != nil {
+		b.entries[len(b.entries)-1].Resource.(*Observation).Note = notes
+	}
 }
 
 // modelObservation is an Observation of pads' model: coded in ScoreSystem,
@@ -271,8 +306,8 @@ func quantity(m measure, v float64) *Quantity {
 	return &Quantity{Value: v, Unit: m.display, System: UCUM, Code: m.unit}
 }
 
-// interpretation carries a category of the model (a red flag included)
-// as text: pads' categories are its own words, not HL7 codes.
+// interpretation carries a category of a score (a red flag included) as
+// text: pads' categories are its own words, not HL7 codes.
 func interpretation(category *string) []CodeableConcept {
 	if category == nil {
 		return nil

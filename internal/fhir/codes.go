@@ -20,6 +20,24 @@ const (
 	// ModelSystem codes the scoring model version that made a score
 	// (Observation.method).
 	ModelSystem = "https://pads.dev/fhir/CodeSystem/model"
+	// MethodSystem codes how a measurement was obtained
+	// (Observation.method): camera-estimate or client-reported.
+	MethodSystem = "https://pads.dev/fhir/CodeSystem/method"
+	// FlagSystem codes the model's findings and red flags (Flag.code): the
+	// codes of the seed payload's flags array.
+	FlagSystem = "https://pads.dev/fhir/CodeSystem/flag"
+	// WithheldSystem codes why scores are withheld, beside HL7's
+	// data-absent-reason: the payload's resultsWithheld.reason.
+	WithheldSystem = "https://pads.dev/fhir/CodeSystem/results-withheld"
+	// GuidelineExtension names the guideline behind a Flag's threshold.
+	GuidelineExtension = "https://pads.dev/fhir/StructureDefinition/guideline"
+
+	// HL7 code systems and extensions.
+	InterpretationSystem = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
+	DataAbsentReason     = "http://terminology.hl7.org/CodeSystem/data-absent-reason"
+	FlagCategory         = "http://terminology.hl7.org/CodeSystem/flag-category"
+	FlagPriority         = "http://hl7.org/fhir/StructureDefinition/flag-priority"
+	FlagPriorityCode     = "http://hl7.org/fhir/flag-priority-code"
 	// EventSystem, AssessmentTypeSystem and FunnelSystem code the Bundle's
 	// tags: the event that made it, the record's assessment type and funnel.
 	EventSystem          = "https://pads.dev/fhir/CodeSystem/event"
@@ -46,10 +64,11 @@ var (
 	systolic      = measure{"systolic", []Coding{{LOINC, "8480-6", "Systolic blood pressure"}}, "Systolic blood pressure", "mm[Hg]", "mmHg"}
 	diastolic     = measure{"diastolic", []Coding{{LOINC, "8462-4", "Diastolic blood pressure"}}, "Diastolic blood pressure", "mm[Hg]", "mmHg"}
 	breathingRate = measure{"respiratory-rate", []Coding{{LOINC, "9279-1", "Respiratory rate"}}, "Respiratory rate", "/min", "breaths/minute"}
-	// oxygenSaturation carries 2708-6 as well, the code the R4 vital
-	// signs profile asks for.
-	oxygenSaturation = measure{"oxygen-saturation", []Coding{{LOINC, "59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry"},
-		{LOINC, "2708-6", "Oxygen saturation in Arterial blood"}}, "Oxygen saturation", "%", "%"}
+	// oxygenSaturation is 2708-6, the code the R4 vital signs profile asks
+	// for, which names no method: 59408-5 ("by Pulse oximetry") would claim
+	// an oximeter pads did not use (docs/delivery.md).
+	oxygenSaturation = measure{"oxygen-saturation", []Coding{{LOINC, "2708-6", "Oxygen saturation in Arterial blood"}},
+		"Oxygen saturation (camera-based estimate)", "%", "%"}
 	bodyWeight = measure{"body-weight", []Coding{{LOINC, "29463-7", "Body weight"}}, "Body weight", "kg", "kg"}
 	bodyHeight = measure{"body-height", []Coding{{LOINC, "8302-2", "Body height"}}, "Body height", "cm", "cm"}
 	bmi        = measure{"bmi", []Coding{{LOINC, "39156-5", "Body mass index (BMI) [Ratio]"}}, "Body mass index", "kg/m2", "kg/m2"}

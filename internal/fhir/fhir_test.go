@@ -50,7 +50,7 @@ func TestSensitiveBundleHasEachMeasurementAndScore(t *testing.T) {
 	t.Parallel()
 	rec := normalAdult(t)
 	b := fhir.Build(record.Sensitive, rec, at)
-	want := []string{"8867-4", "85354-9", "9279-1", "59408-5", "80404-7", "39156-5", "metabolismScore", "equilibriumScore",
+	want := []string{"8867-4", "85354-9", "9279-1", "2708-6", "80404-7", "39156-5", "metabolismScore", "equilibriumScore",
 		"relaxationScore", "activityScore", "sleepScore", "overallHealthScore", "healthCreditScore", "stressIndex"}
 	if got := codes(b); !slices.Equal(got, want) {
 		t.Fatalf("observations %v, want %v", got, want)
@@ -63,13 +63,19 @@ func TestSensitiveBundleHasEachMeasurementAndScore(t *testing.T) {
 		urls[e.FullURL] = true
 	}
 	for _, e := range b.Entry[1:] {
-		o := e.Resource.(*fhir.Observation)
+		o, ok := e.Resource.(*fhir.Observation)
+		if !ok {
+			continue
+		}
 		if o.Status != "final" || o.Subject.Reference != b.Entry[0].FullURL || o.EffectiveDateTime != "2026-11-22T11:59:00Z" {
 			t.Errorf("%s: status %q subject %v effective %q", o.Code.Text, o.Status, o.Subject, o.EffectiveDateTime)
 		}
 		isScore := o.Code.Coding[0].System == fhir.ScoreSystem
-		if isScore != (o.Method != nil && o.Method.Coding[0].Code == "pads-score-2") || isScore != (len(o.Category) == 0) {
+		if isScore != (o.Method.Coding[0].Code == "pads-score-3") || isScore != (len(o.Category) == 0) {
 			t.Errorf("%s: a score has the model as its method and no vital-signs category", o.Code.Text)
+		}
+		if !isScore && o.Method.Coding[0].System != fhir.MethodSystem {
+			t.Errorf("%s: a measurement says how it was obtained", o.Code.Text)
 		}
 		if isScore && len(o.DerivedFrom) == 0 {
 			t.Errorf("%s: a score is derived from its inputs", o.Code.Text)
@@ -90,26 +96,34 @@ func TestSensitiveBundleHasEachMeasurementAndScore(t *testing.T) {
 	}
 }
 
-func TestNullScoresAndUnknownValuesAreLeftOut(t *testing.T) {
+func TestWithheldScoresSayWhyAndUnknownValuesAreLeftOut(t *testing.T) {
 	t.Parallel()
 	rec := normalAdult(t)
 	rec.Fields.Age = new(6.0) // a child: the adult model gives no scores
 	rec.Fields.Oxygen = new(85.0)
 	b := fhir.Build(record.Sensitive, rec, at)
-	for _, c := range codes(b) {
-		if c == "overallHealthScore" || c == "healthCreditScore" || c == "stressIndex" {
-			t.Fatalf("a child's bundle has %s", c)
-		}
-	}
 	for _, e := range b.Entry {
-		if o, ok := e.Resource.(*fhir.Observation); ok && o.Code.Coding[0].Code == "59408-5" {
-			if len(o.Interpretation) != 1 || o.Interpretation[0].Text != "Red flag: SpO2 below 90%; see a clinician" {
+		o, ok := e.Resource.(*fhir.Observation)
+		if !ok {
+			continue
+		}
+		switch c := o.Code.Coding[0].Code; c {
+		case "stressIndex", "metabolismScore":
+			t.Fatalf("a child's bundle has %s", c)
+		case "overallHealthScore", "healthCreditScore":
+			if o.ValueQuantity != nil || o.DataAbsentReason == nil || o.DataAbsentReason.Coding[0].Code != "not-applicable" ||
+				o.DataAbsentReason.Coding[1].Code != "under-18" {
+				t.Fatalf("a child's %s: %+v", c, o)
+			}
+		case "2708-6":
+			if len(o.Interpretation) != 1 || o.Interpretation[0].Coding[0].Code != "LL" ||
+				o.Interpretation[0].Text != "Red flag: SpO2 below 90%; see a clinician" {
 				t.Fatalf("SpO2 85 interpretation = %+v", o.Interpretation)
 			}
 		}
 	}
 	empty := fhir.Build(record.Sensitive, record.Record{Fields: record.Fields{PatientUUID: new("6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f")}}, at)
-	if len(empty.Entry) != 1 {
+	if len(empty.Entry) != 3 { // the Patient, and the overall and credit scores withheld (age unknown)
 		t.Fatalf("a record without measurements has %d entries", len(empty.Entry))
 	}
 	raw, _ := json.Marshal(empty)
@@ -127,6 +141,9 @@ func TestBodyMeasurementsAreMetricAndBMIDerivesFromThem(t *testing.T) {
 	var bmi *fhir.Observation
 	for _, e := range b.Entry[1:] {
 		o := e.Resource.(*fhir.Observation)
+		if o.ValueQuantity == nil {
+			continue // a withheld score
+		}
 		values[o.Code.Coding[0].Code] = *o.ValueQuantity
 		if o.Code.Coding[0].Code == "39156-5" {
 			bmi = o
@@ -139,6 +156,7 @@ func TestBodyMeasurementsAreMetricAndBMIDerivesFromThem(t *testing.T) {
 		t.Fatalf("bmi = %+v", bmi)
 	}
 	rec.Fields.RiskBmi = new(24.25) // given: as given, derived from nothing
+	rec.Fields.Latest = &record.Latest{BMI: "riskBmi"}
 	for _, e := range fhir.Build(record.Sensitive, rec, at).Entry[1:] {
 		if o := e.Resource.(*fhir.Observation); o.Code.Coding[0].Code == "39156-5" && (o.ValueQuantity.Value != 24.25 || o.DerivedFrom != nil) {
 			t.Fatalf("given bmi = %+v", o)

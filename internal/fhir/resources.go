@@ -23,7 +23,7 @@ type Meta struct {
 // which references from other entries of the Bundle use.
 type Entry struct {
 	FullURL  string `json:"fullUrl"`
-	Resource any    `json:"resource"` // *Patient or *Observation
+	Resource any    `json:"resource"` // *Patient, *Observation or *Flag
 }
 
 // Patient is a FHIR R4 Patient (http://hl7.org/fhir/R4/patient.html).
@@ -49,10 +49,42 @@ type Observation struct {
 	EffectiveDateTime string            `json:"effectiveDateTime,omitempty"`
 	ValueQuantity     *Quantity         `json:"valueQuantity,omitempty"`
 	ValueString       string            `json:"valueString,omitempty"`
+	DataAbsentReason  *CodeableConcept  `json:"dataAbsentReason,omitempty"`
 	Interpretation    []CodeableConcept `json:"interpretation,omitempty"`
+	Note              []Annotation      `json:"note,omitempty"`
 	Method            *CodeableConcept  `json:"method,omitempty"`
 	DerivedFrom       []Reference       `json:"derivedFrom,omitempty"`
 	Component         []Component       `json:"component,omitempty"`
+}
+
+// Flag is a FHIR R4 Flag (http://hl7.org/fhir/R4/flag.html): a finding of
+// the model, as a clinician's inbox shows it. Its priority extension
+// carries the finding's severity.
+type Flag struct {
+	ResourceType string            `json:"resourceType"` // "Flag"
+	Extension    []Extension       `json:"extension,omitempty"`
+	Status       string            `json:"status"`
+	Category     []CodeableConcept `json:"category,omitempty"`
+	Code         CodeableConcept   `json:"code"`
+	Subject      Reference         `json:"subject"`
+	Period       *Period           `json:"period,omitempty"`
+}
+
+// Extension is a FHIR extension with a coded or a string value.
+type Extension struct {
+	URL                  string           `json:"url"`
+	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
+	ValueString          string           `json:"valueString,omitempty"`
+}
+
+// Period is a time span; pads gives its start only.
+type Period struct {
+	Start string `json:"start,omitempty"`
+}
+
+// Annotation is a note on a resource.
+type Annotation struct {
+	Text string `json:"text"`
 }
 
 // Component is one part of an Observation (systolic and diastolic in a

@@ -28,7 +28,7 @@ func admin(d Deps, h adminHandler) http.Handler {
 		// under is, or its tokens were revoked (pads tokens revoke --admin).
 		a := d.Config().Admin(claims.Subject)
 		if a == nil || !d.Tokens.IssuedUnder(claims, a.KeyDigests()) || d.Revocations.RevokedAdmin(claims) {
-			invalidToken(w, r)
+			invalidToken(w, r, refusedRevoked)
 			return
 		}
 		actor := "admin:" + a.ID
@@ -47,6 +47,10 @@ func operatorFailed(d Deps, w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		writeError(w, r, http.StatusNotFound, "Not found")
+		return
+	}
+	if errors.Is(err, store.ErrBodyGone) {
+		writeError(w, r, http.StatusConflict, "The event's body was removed by retention; the delivery cannot be replayed")
 		return
 	}
 	storeFailed(d.Logger, w, r, err)

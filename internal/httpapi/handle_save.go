@@ -47,7 +47,7 @@ func handleSave(d Deps, limits *saveLimits) http.Handler {
 		// force, through one of its API keys in force, and not be
 		// revoked (pads tokens revoke).
 		if client == nil || !d.Tokens.IssuedUnder(claims, client.KeyDigests()) || d.Revocations.Revoked(claims) {
-			invalidToken(w, r)
+			invalidToken(w, r, refusedRevoked)
 			return
 		}
 		clientID := client.ID
@@ -110,19 +110,42 @@ func bearer(w http.ResponseWriter, r *http.Request, tokens *auth.Tokens, audienc
 	}
 	scheme, tok, found := strings.Cut(h, " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") || len(tok) > auth.MaxTokenLength {
-		invalidToken(w, r)
+		invalidToken(w, r, refusedMalformed)
 		return auth.Claims{}, false
 	}
 	claims, err := tokens.Verify(strings.TrimSpace(tok), audience)
+	if errors.Is(err, auth.ErrTokenExpired) {
+		invalidToken(w, r, refusedExpired)
+		return auth.Claims{}, false
+	}
 	if err != nil {
-		invalidToken(w, r)
+		invalidToken(w, r, refusedInvalid)
 		return auth.Claims{}, false
 	}
 	return claims, true
 }
 
-func invalidToken(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+// Why a token was refused, in the request's log line (refused). Only an
+// expired token says so to the client too: every other reason answers
+// alike, so a forger learns nothing.
+const (
+	refusedMalformed = "not a bearer token"
+	refusedInvalid   = "invalid token (signature, audience or claims)"
+	refusedExpired   = "token expired"
+	refusedRevoked   = "token revoked, or its client or API key removed"
+)
+
+// invalidToken answers the contract's 401 Invalid token. The header's
+// error_description says "token expired" for an expired token only.
+func invalidToken(w http.ResponseWriter, r *http.Request, reason string) {
+	if info := infoFrom(r.Context()); info != nil {
+		info.refused = reason
+	}
+	h := `Bearer error="invalid_token"`
+	if reason == refusedExpired {
+		h += `, error_description="token expired"`
+	}
+	w.Header().Set("WWW-Authenticate", h)
 	writeError(w, r, http.StatusUnauthorized, "Invalid token")
 }
 

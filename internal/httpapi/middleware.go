@@ -21,6 +21,8 @@ type requestInfo struct {
 	client string
 	// remote is the address the request comes from (clientAddr).
 	remote string
+	// refused is why the request's credentials were refused, if they were.
+	refused string
 }
 
 type infoKey struct{}
@@ -112,7 +114,7 @@ func observe(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handl
 			sw.status = http.StatusOK
 		}
 		m.ObserveRequest(info.route, r.Method, sw.status, d)
-		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		attrs := []slog.Attr{
 			slog.String("request_id", info.id),
 			slog.String("method", r.Method),
 			slog.String("route", info.route),
@@ -120,7 +122,11 @@ func observe(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handl
 			slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 			slog.String("client", info.client),
 			slog.String("remote", info.remote),
-		)
+		}
+		if info.refused != "" {
+			attrs = append(attrs, slog.String("refused", info.refused))
+		}
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
 }
 

@@ -43,9 +43,10 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/admin/console/destinations/{client}/{id}/pause", c.PauseDestination())
 	rt.handle("POST", "/admin/console/destinations/{client}/{id}/resume", c.ResumeDestination())
 	rt.handle("GET", "/admin/console/static/{file}", c.Static())
+	rt.handle("GET", "/openapi.yaml", handleOpenAPI())
 	rt.handle("GET", "/healthz", handleHealthz())
 	rt.handle("GET", "/readyz", handleReadyz(d.Store))
-	rt.handle("GET", "/metrics", d.Metrics.Handler())
+	rt.handle("GET", "/metrics", handleMetrics(d))
 	rt.finish()
 }
 

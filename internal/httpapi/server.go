@@ -32,6 +32,9 @@ type Deps struct {
 	Now         func() time.Time
 	// ServiceName names the smile authenticate route; fixed at start.
 	ServiceName string
+	// MetricsElsewhere: the config's metrics.listen serves /metrics, so
+	// the API's listener does not; fixed at start.
+	MetricsElsewhere bool
 }
 
 // NewServer returns the whole API as one handler.

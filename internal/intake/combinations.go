@@ -3,33 +3,82 @@ package intake
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/score"
 )
 
-// How far two units of one measurement in one body may disagree: enough
-// for each to be rounded to a whole unit, not enough for a unit mix-up.
+// How far two fields of one quantity in one body may disagree: the
+// model's tolerances (score.HeartRateTolerance and the others), enough for
+// rounding and for two estimates of one scan, not enough for a unit
+// mix-up or another person's value.
 const (
-	maxWeightGapKg = 1
-	maxHeightGapIn = 1
+	maxWeightGapKg = score.WeightToleranceKg
+	maxHeightGapIn = score.HeightToleranceIn
 )
 
-// contradictions finds body measurements that are each in range but
-// cannot all be true: feet and inches over 8 ft, two weights or two
-// heights that disagree, a weight and height whose BMI no adult has. It
-// sees one body only; combinations that arise across saves are left out of
-// scoring by the model instead (score.BodyOf). Every field involved gets
-// an error, and no message repeats a value.
-func contradictions(v *record.Fields) []FieldError {
+// contradictions finds values that are each in range but cannot all be
+// true: feet and inches over 8 ft, two weights or two heights that
+// disagree, a weight and height whose BMI no adult has, and any two fields
+// of one quantity that disagree (heart rate, age, BMI, smoking). It sees
+// one body only; across saves the field given last wins (record.Latest).
+// Every field involved gets an error, and no message repeats a value.
+func contradictions(v *record.Fields, today time.Time) []FieldError {
 	var errs []FieldError
-	for _, check := range []func(*record.Fields) []FieldError{overEightFeet, weightsDisagree, heightsDisagree} {
+	for _, check := range []func(*record.Fields) []FieldError{overEightFeet, weightsDisagree, heightsDisagree,
+		heartRatesDisagree, smokingDisagrees} {
 		errs = append(errs, check(v)...)
 	}
+	errs = append(errs, agesDisagree(v, today)...)
 	if len(errs) > 0 {
 		return errs
 	}
-	return implausibleBMI(v)
+	if errs = implausibleBMI(v); len(errs) > 0 {
+		return errs
+	}
+	return bmisDisagree(v)
+}
+
+// heartRatesDisagree compares heartRateBpm, riskRestingHeartRate and the
+// rate of ibi (60000/ibi), as the model reads them.
+func heartRatesDisagree(v *record.Fields) []FieldError {
+	f := record.Fields{HeartRateBpm: v.HeartRateBpm, RiskRestingHeartRate: v.RiskRestingHeartRate, Ibi: v.Ibi}
+	if _, conflicts := score.HeartRate(f); len(conflicts) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("heartRateBpm, riskRestingHeartRate and 60000/ibi must give the same heart rate, within %s per minute",
+		fmtNum(score.HeartRateTolerance))
+	return given(v, msg, "heartRateBpm", "riskRestingHeartRate", "ibi")
+}
+
+// agesDisagree compares age with the whole years since dateOfBirth today.
+func agesDisagree(v *record.Fields, today time.Time) []FieldError {
+	years := score.YearsSince(v.DateOfBirth, today)
+	if v.Age == nil || years == nil || math.Abs(*v.Age-*years) <= score.AgeTolerance {
+		return nil
+	}
+	return given(v, fmt.Sprintf("age and dateOfBirth must agree, within %s year", fmtNum(score.AgeTolerance)), "age", "dateOfBirth")
+}
+
+// smokingDisagrees compares smoker with the meaning of smokerRiskStatus,
+// when the model knows one (score.SmokerOf).
+func smokingDisagrees(v *record.Fields) []FieldError {
+	status := score.SmokerOf(v.SmokerRiskStatus)
+	if v.Smoker == nil || status == nil || *status == *v.Smoker {
+		return nil
+	}
+	return given(v, "smoker and smokerRiskStatus must agree", "smoker", "smokerRiskStatus")
+}
+
+// bmisDisagree compares riskBmi with the BMI of the weight and height.
+func bmisDisagree(v *record.Fields) []FieldError {
+	kg, in := score.WeightKg(*v), score.HeightInches(*v)
+	if v.RiskBmi == nil || kg == nil || in == nil || math.Abs(score.BMIOf(*kg, *in)-*v.RiskBmi) <= score.BMITolerance {
+		return nil
+	}
+	msg := fmt.Sprintf("riskBmi and the BMI of the weight and height given must agree, within %s", fmtNum(score.BMITolerance))
+	return given(v, msg, "riskBmi", "heightFt", "heightIn", "heightCm", "weightLb", "weightKg")
 }
 
 func overEightFeet(v *record.Fields) []FieldError {
@@ -43,7 +92,7 @@ func weightsDisagree(v *record.Fields) []FieldError {
 	if v.WeightKg == nil || v.WeightLb == nil || math.Abs(*v.WeightLb*score.KgPerLb-*v.WeightKg) <= maxWeightGapKg {
 		return nil
 	}
-	return given(v, "weightKg and weightLb must give the same weight, within 1 kg", "weightKg", "weightLb")
+	return given(v, fmt.Sprintf("weightKg and weightLb must give the same weight, within %s kg", fmtNum(maxWeightGapKg)), "weightKg", "weightLb")
 }
 
 // heightsDisagree compares the height in feet and inches with heightCm,
@@ -55,7 +104,8 @@ func heightsDisagree(v *record.Fields) []FieldError {
 	if in == nil || cm == nil || math.Abs(*in-*cm) <= maxHeightGapIn {
 		return nil
 	}
-	return given(v, "the height in feet and inches and heightCm must agree, within 1 inch", "heightFt", "heightIn", "heightCm")
+	return given(v, fmt.Sprintf("the height in feet and inches and heightCm must agree, within %s inch", fmtNum(maxHeightGapIn)),
+		"heightFt", "heightIn", "heightCm")
 }
 
 func implausibleBMI(v *record.Fields) []FieldError {

@@ -19,6 +19,9 @@ func TestDecodeRejectsContradictoryBodyMeasurements(t *testing.T) {
 		weights = "weightKg and weightLb must give the same weight, within 1 kg"
 		heights = "the height in feet and inches and heightCm must agree, within 1 inch"
 		bmi     = "with the weight and height given, BMI must be between 10 and 80"
+		rates   = "heartRateBpm, riskRestingHeartRate and 60000/ibi must give the same heart rate, within 5 per minute"
+		smoking = "smoker and smokerRiskStatus must agree"
+		bmis    = "riskBmi and the BMI of the weight and height given must agree, within 1"
 	)
 	tests := []struct {
 		name   string
@@ -48,6 +51,20 @@ func TestDecodeRejectsContradictoryBodyMeasurements(t *testing.T) {
 		// A lone heightIn under 36 may be the inches of a heightFt stored
 		// earlier: the decoder cannot tell, and the model leaves it out.
 		{"lone small heightIn", `"heightIn":10,"weightKg":70`, nil, ""},
+		{"heart rates agree", `"heartRateBpm":72,"riskRestingHeartRate":77`, nil, ""},
+		{"heart rates 6 apart", `"heartRateBpm":72,"riskRestingHeartRate":78`, []string{"heartRateBpm", "riskRestingHeartRate"}, rates},
+		{"heart rate 72 and 150", `"heartRateBpm":72,"riskRestingHeartRate":150`, []string{"heartRateBpm", "riskRestingHeartRate"}, rates},
+		{"ibi agrees", `"heartRateBpm":72,"ibi":833`, nil, ""},
+		{"ibi of 150 per minute", `"heartRateBpm":72,"ibi":400`, []string{"heartRateBpm", "ibi"}, rates},
+		{"all three, ibi apart", `"heartRateBpm":72,"riskRestingHeartRate":72,"ibi":400`, []string{"heartRateBpm", "ibi", "riskRestingHeartRate"}, rates},
+		{"ibi 100 is 600 per minute", `"ibi":100`, []string{"ibi"}, "must be between 200 and 3000"},
+		{"ibi 200 is 300 per minute", `"ibi":200`, nil, ""},
+		{"smoking agrees", `"smoker":false,"smokerRiskStatus":"former smoker"`, nil, ""},
+		{"smoking disagrees", `"smoker":false,"smokerRiskStatus":"current smoker"`, []string{"smoker", "smokerRiskStatus"}, smoking},
+		{"smoking status of unknown meaning", `"smoker":true,"smokerRiskStatus":"vapes"`, nil, ""},
+		{"riskBmi agrees", `"weightKg":70,"heightCm":175,"riskBmi":23.5`, nil, ""},
+		{"riskBmi disagrees", `"weightKg":70,"heightCm":175,"riskBmi":30`, []string{"heightCm", "riskBmi", "weightKg"}, bmis},
+		{"riskBmi alone", `"riskBmi":30,"weightKg":70`, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,5 +89,33 @@ func TestDecodeRejectsContradictoryBodyMeasurements(t *testing.T) {
 				t.Fatalf("Errors = %+v, want %+v", ierr.Errors, want)
 			}
 		})
+	}
+}
+
+// TestDecodeRejectsAnAgeTheBirthDateContradicts: age and dateOfBirth in
+// one body must agree within a year (today is 2026-11-22).
+func TestDecodeRejectsAnAgeTheBirthDateContradicts(t *testing.T) {
+	t.Parallel()
+	const msg = "age and dateOfBirth must agree, within 1 year"
+	for _, tt := range []struct {
+		body   string
+		refuse bool
+	}{
+		{`"age":36,"dateOfBirth":"1990-02-28"`, false},
+		{`"age":37,"dateOfBirth":"1990-02-28"`, false}, // a birthday between the two
+		{`"age":38,"dateOfBirth":"1990-02-28"`, true},
+		{`"age":40,"dateOfBirth":"2020-11-01"`, true}, // the review's case: a 6-year-old sent as 40
+	} {
+		_, ierr := decode(t, `{`+base+`,`+tt.body+`}`, record.NonSensitive)
+		if !tt.refuse {
+			if ierr != nil {
+				t.Errorf("%s refused: %v", tt.body, ierr)
+			}
+			continue
+		}
+		want := []intake.FieldError{{Field: "age", Message: msg}, {Field: "dateOfBirth", Message: msg}}
+		if ierr == nil || ierr.Error() != "Invalid field(s): age, dateOfBirth" || !reflect.DeepEqual(ierr.Errors, want) {
+			t.Errorf("%s: %v", tt.body, ierr)
+		}
 	}
 }

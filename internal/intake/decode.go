@@ -132,7 +132,7 @@ func decode(body []byte, dt record.DataType, today time.Time, walk walker) (*Req
 		}
 	}
 	if len(errs) == 0 {
-		errs = contradictions(&req.Patch.Values)
+		errs = contradictions(&req.Patch.Values, today)
 	}
 	if len(errs) > 0 {
 		names := make([]string, len(errs))

@@ -123,7 +123,7 @@ var Fields = []Field{
 	num("riskRestingHeartRate", 20, 300),
 	num("riskMetSComp", 0, 100),
 	num("rmssd", 0, 1000),
-	num("ibi", 100, 3000),
+	num("ibi", 200, 3000), // 60000/ibi within heartRateBpm's 20-300 per minute
 }
 
 // maxFields bounds the catalogue, so Decode can keep values in arrays.

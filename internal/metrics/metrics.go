@@ -128,38 +128,6 @@ func (m *Metrics) ObserveAttempt(destinationType, outcome string, d time.Duratio
 	m.attemptDur.WithLabelValues(destinationType).Observe(d.Seconds())
 }
 
-// QueueStats reports the delivery queue at scrape time.
-type QueueStats func() (pending, failed int, oldestDue time.Duration, err error)
-
-// RegisterQueue adds the delivery queue gauges, read once per scrape.
-func (m *Metrics) RegisterQueue(stats QueueStats) {
-	m.Registry.MustRegister(queueCollector{stats})
-}
-
-var (
-	pendingDesc = prometheus.NewDesc("pads_deliveries_pending", "Deliveries waiting to be delivered (due or scheduled for a retry).", nil, nil)
-	failedDesc  = prometheus.NewDesc("pads_deliveries_failed", "Deliveries that failed every attempt, kept for replay.", nil, nil)
-	oldestDesc  = prometheus.NewDesc("pads_delivery_oldest_due_seconds", "How long the oldest due delivery has waited.", nil, nil)
-)
-
-type queueCollector struct{ stats QueueStats }
-
-func (c queueCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- pendingDesc
-	ch <- failedDesc
-	ch <- oldestDesc
-}
-
-func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
-	pending, failed, oldest, err := c.stats()
-	if err != nil {
-		return
-	}
-	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(pending))
-	ch <- prometheus.MustNewConstMetric(failedDesc, prometheus.GaugeValue, float64(failed))
-	ch <- prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, oldest.Seconds())
-}
-
 // ObserveConfigReload counts one reload.
 func (m *Metrics) ObserveConfigReload(ok bool) {
 	if ok {

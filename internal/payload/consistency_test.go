@@ -98,8 +98,8 @@ func TestPayloadShowsWhatTheModelUsed(t *testing.T) {
 }
 
 // TestOneSourceOrderPerMeasurement pins the cases the pads-score-1 review
-// found: a heart rate from ibi, HRV from SDNN before RMSSD, pounds before
-// kilograms.
+// found: a heart rate from ibi, HRV from SDNN before RMSSD, the weight
+// given last for the payload and BMI alike.
 func TestOneSourceOrderPerMeasurement(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -121,7 +121,8 @@ func TestOneSourceOrderPerMeasurement(t *testing.T) {
 	if *got.HeartRateVariabilityMs != 10 || *got.HeartRateVariabilityCategory != score.BelowTypicalRange {
 		t.Errorf("RMSSD 10 alone: shows %v, %q", *got.HeartRateVariabilityMs, *got.HeartRateVariabilityCategory)
 	}
-	f := record.Fields{WeightKg: new(70.0), WeightLb: new(300.0), HeightFt: new(5.0), HeightIn: new(10.0)}
+	f := record.Fields{WeightKg: new(70.0), WeightLb: new(300.0), HeightFt: new(5.0), HeightIn: new(10.0),
+		Latest: &record.Latest{Weight: "weightLb"}}
 	if in := score.FromRecord(f, at); *in.WeightLb != 300 || math.Abs(*in.BMI-43.04) > 0.01 {
 		t.Errorf("weightLb 300 and weightKg 70: model weight %v lb, BMI %v; want 300 lb, 43.04", *in.WeightLb, *in.BMI)
 	}

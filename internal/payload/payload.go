@@ -89,6 +89,43 @@ type Sensitive struct {
 	BPMedication *string `json:"bpMedication"`
 
 	AssessmentCompleted *bool `json:"assessmentCompleted"`
+
+	// Additive fields (pads-score-3), after the seed's: every flag of the
+	// results as data, why scores are withheld (null when they are not),
+	// the model's intended-use caveats, and the model's version.
+	Flags           []Flag    `json:"flags"`
+	ResultsWithheld *Withheld `json:"resultsWithheld"`
+	Caveats         []Caveat  `json:"caveats"`
+	Model           string    `json:"model"`
+}
+
+// Flag is one finding or red flag of the results: a stable code, its
+// severity (mild, moderate, severe: severe is a red flag), the text to
+// show, the guideline behind its threshold, its HL7 v3
+// ObservationInterpretation code (H, L, HH, LL, A, AA; the FHIR Bundle
+// carries the same) and whether it sends the person to a clinician.
+type Flag struct {
+	Code           string `json:"code"`
+	Severity       string `json:"severity"`
+	Text           string `json:"text"`
+	Guideline      string `json:"guideline"`
+	Interpretation string `json:"interpretation"`
+	SeeClinician   bool   `json:"seeClinician"`
+}
+
+// Withheld says why the payload has no scores: a stable reason code
+// (age-contradictory, age-unknown, under-18, contradictory-measurements,
+// insufficient-measurements), its text, and the fields concerned.
+type Withheld struct {
+	Reason string   `json:"reason"`
+	Text   string   `json:"text"`
+	Fields []string `json:"fields"`
+}
+
+// Caveat is one limit of the model's intended use: a code and its text.
+type Caveat struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
 }
 
 // Model is the version of the scoring model whose results the sensitive
@@ -125,7 +162,7 @@ func BuildNonSensitive(rec record.Record, at time.Time) NonSensitive {
 		PhoneNumber:    f.PhoneNumber,
 		ZipCode:        f.ZipCode,
 		BiologicalSex:  f.BiologicalSex,
-		Age:            score.Age(f, assessedAt(rec, at)),
+		Age:            age(f, assessedAt(rec, at)),
 		DateOfBirth:    f.DateOfBirth,
 		City:           f.City,
 		State:          f.State,
@@ -183,14 +220,52 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 		StressIndex:  r.StressIndex,
 		Sex:          f.BiologicalSex,
 		Height:       feetAndInches(in.HeightIn),
-		SmokerStatus: SmokerStatus(f),
+		SmokerStatus: in.SmokerStatus,
 		Diabetic:     yesNo(f.Diabetic),
 		Hypertension: yesNo(f.Hypertension),
 		BPMedication: yesNo(f.HypertensionMedication),
 
 		AssessmentCompleted: f.AssessmentCompleted,
+
+		Flags:           flags(r.Flags),
+		ResultsWithheld: withheld(r.Withheld),
+		Caveats:         caveats,
+		Model:           Model,
 	}
 }
+
+func age(f record.Fields, at time.Time) *float64 {
+	a, _ := score.Age(f, at)
+	return a
+}
+
+// flags is the results' flags as the payload carries them: an empty
+// array, never null, when there are none.
+func flags(fs []score.Flag) []Flag {
+	out := make([]Flag, len(fs))
+	for i, f := range fs {
+		out[i] = Flag{Code: f.ID, Severity: f.Severity.String(), Text: f.Label, Guideline: f.Guideline,
+			Interpretation: f.Interpretation, SeeClinician: f.SeeClinician}
+	}
+	return out
+}
+
+func withheld(w *score.Withheld) *Withheld {
+	if w == nil {
+		return nil
+	}
+	return &Withheld{Reason: w.Reason, Text: w.Text(), Fields: w.Fields}
+}
+
+// caveats are score.Caveats as the payload carries them; the same for
+// every payload, made once.
+var caveats = func() []Caveat {
+	out := make([]Caveat, len(score.Caveats))
+	for i, c := range score.Caveats {
+		out[i] = Caveat(c)
+	}
+	return out
+}()
 
 // assessedAt is when the assessment completed, or at if it has not.
 func assessedAt(rec record.Record, at time.Time) time.Time {
@@ -225,18 +300,12 @@ func feetAndInches(in *float64) *string {
 	return new(fmt.Sprintf(`%d'%d"`, total/12, total%12))
 }
 
-// SmokerStatus is smokerRiskStatus when given (it carries more than yes or
-// no, e.g. "former"), else "Smoker" or "Non-smoker" from smoker.
+// SmokerStatus is the smoking status the model reads (score.Smoking):
+// smokerRiskStatus as given or "Smoker" / "Non-smoker" from smoker,
+// whichever was given last.
 func SmokerStatus(f record.Fields) *string {
-	switch {
-	case f.SmokerRiskStatus != nil:
-		return f.SmokerRiskStatus
-	case f.Smoker == nil:
-		return nil
-	case *f.Smoker:
-		return new("Smoker")
-	}
-	return new("Non-smoker")
+	_, shown := score.Smoking(f)
+	return shown
 }
 
 func yesNo(b *bool) *string {

@@ -22,6 +22,10 @@ const (
 		healthCreditCategory bloodPressureCategory heartRateCategory heartRateVariabilityCategory breathingRateCategory oxygenSaturationCategory activityCategory sleepCategory equilibriumCategory metabolismCategory overallHealthCategory relaxationCategory
 		stressIndex sex height smokerStatus diabetic hypertension bpMedication
 		assessmentCompleted`
+	// additive are the fields pads-score-3 adds after the seed's, never
+	// null: flags ([] when none), caveats and model; resultsWithheld is
+	// null when there are scores.
+	additive = `flags resultsWithheld caveats model`
 )
 
 func keys(t *testing.T, v any) map[string]any {
@@ -45,8 +49,8 @@ func TestPayloadFieldsAreExactlyTheSeedTables(t *testing.T) {
 	}{
 		{"non-sensitive, empty", keys(t, payload.BuildNonSensitive(record.Record{Fields: record.Fields{}}, now)), seedNonSensitive},
 		{"non-sensitive, full", keys(t, payload.BuildNonSensitive(full, now)), seedNonSensitive},
-		{"sensitive, empty", keys(t, payload.BuildSensitive(record.Record{Fields: record.Fields{}}, now)), seedSensitive},
-		{"sensitive, full", keys(t, payload.BuildSensitive(full, now)), seedSensitive},
+		{"sensitive, empty", keys(t, payload.BuildSensitive(record.Record{Fields: record.Fields{}}, now)), seedSensitive + " " + additive},
+		{"sensitive, full", keys(t, payload.BuildSensitive(full, now)), seedSensitive + " " + additive},
 	} {
 		want := strings.Fields(tt.seed)
 		got := slices.Sorted(maps.Keys(tt.got))
@@ -58,6 +62,12 @@ func TestPayloadFieldsAreExactlyTheSeedTables(t *testing.T) {
 	// Unknown is null, never absent; the Max fields are always 100.
 	empty := keys(t, payload.BuildSensitive(record.Record{Fields: record.Fields{}}, now))
 	for k, v := range empty {
+		if strings.Contains(additive, k) {
+			if v == nil {
+				t.Errorf("%s is null for an empty record: it says why there are no scores", k)
+			}
+			continue
+		}
 		if strings.HasSuffix(k, "Max") {
 			if v != 100.0 {
 				t.Errorf("%s = %v, want 100", k, v)
@@ -114,7 +124,8 @@ func TestConversions(t *testing.T) {
 		{f("heightCm", 177.8), `5'10"`},                                    // 70.0 in
 		{f("heightCm", 180.0), `5'11"`},                                    // 70.87 in
 		{f("heightCm", 152.4), `5'0"`},                                     // 60 in
-		{f("heightFt", 5.0, "heightIn", 10.0, "heightCm", 100.0), `5'10"`}, // feet and inches win
+		{f("heightFt", 5.0, "heightIn", 10.0, "heightCm", 100.0), "<nil>"}, // disagree, nothing says which came last
+		{f("heightFt", 5.0, "heightIn", 10.0, "heightCm", 178.0), `5'10"`}, // agree within 1 in: feet and inches first
 		{f("heightIn", 36.0), `3'0"`},                                      // the shortest lone heightIn used
 		{f("heightIn", 35.9), "<nil>"},                                     // inches whose feet are missing
 		{f("heightIn", 10.0), "<nil>"},                                     // was 0'10" and a BMI of 1,085
@@ -137,7 +148,8 @@ func TestConversions(t *testing.T) {
 		{f("weightLb", 172.5), 172.5},
 		{f("weightKg", 70.0), 154.3},                  // 70 * 2.20462 = 154.3234
 		{f("weightKg", 100.0), 220.5},                 // 220.462
-		{f("weightLb", 150.0, "weightKg", 10.0), 150}, // pounds win, for BMI too
+		{f("weightLb", 150.0, "weightKg", 10.0), -1},  // disagree, nothing says which came last
+		{f("weightLb", 150.0, "weightKg", 68.5), 150}, // agree within 1 kg: pounds first
 		{f("weightLb", 150.04), 150},
 		{f("weightKg", 70.0, "heightCm", 80.0), -1}, // BMI 109: left out
 	}
@@ -182,9 +194,13 @@ func TestAgeFromBirthDateAtTheAssessment(t *testing.T) {
 	if got := payload.BuildSensitive(rec, now).Age; got == nil || *got != 30 {
 		t.Errorf("age at the assessment = %v, want 30", got)
 	}
-	rec.Fields.Age = new(41.0) // a given age wins over the birth date
+	rec.Fields.Age = new(41.0) // disagrees with the birth date, and nothing says which came last
+	if got := payload.BuildNonSensitive(rec, now).Age; got != nil {
+		t.Errorf("contradictory age = %v, want null", *got)
+	}
+	rec.Fields.Latest = &record.Latest{Age: "age"} // the age was given last
 	if got := payload.BuildNonSensitive(rec, now).Age; got == nil || *got != 41 {
-		t.Errorf("given age = %v, want 41", got)
+		t.Errorf("age given last = %v, want 41", got)
 	}
 }
 

@@ -59,6 +59,12 @@ type Fields struct {
 	RiskMetSComp               *float64 `json:"riskMetSComp,omitempty"`
 	Rmssd                      *float64 `json:"rmssd,omitempty"`
 	Ibi                        *float64 `json:"ibi,omitempty"`
+
+	// Latest is not a field of the catalogue: it names, for each quantity
+	// that several fields can give, the field that last gave it (see
+	// Latest). It must stay the last Go field: the catalogue's fields are
+	// the ones before it. nil in records stored before it existed.
+	Latest *Latest `json:"latest,omitempty"`
 }
 
 // The fields of Fields by number, for code that handles every field alike
@@ -66,9 +72,13 @@ type Fields struct {
 // Fields' i-th Go field.
 var fieldNames, fieldByName = func() ([]string, map[string]int) {
 	t := reflect.TypeFor[Fields]()
-	names := make([]string, t.NumField())
-	byName := make(map[string]int, t.NumField())
-	for i := range t.NumField() {
+	n := t.NumField() - 1 // the last, Latest, is not a catalogue field
+	if t.Field(n).Name != "Latest" {
+		panic("record: Latest must be the last field of Fields")
+	}
+	names := make([]string, n)
+	byName := make(map[string]int, n)
+	for i := range n {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch f.Type {

@@ -17,11 +17,11 @@ func (p *Patch) Clear(i int) { p.cleared |= 1 << i }
 func (p *Patch) Clears(i int) bool { return p.cleared&(1<<i) != 0 }
 
 // Apply applies p to f: a value overwrites, a clear removes, a field the
-// patch does not name keeps its value. The values are shared, never
-// written through.
+// patch does not name keeps its value, and Latest notes which field last
+// gave each quantity. The values are shared, never written through.
 func (f *Fields) Apply(p *Patch) {
 	dst, src := reflect.ValueOf(f).Elem(), reflect.ValueOf(&p.Values).Elem()
-	for i := range dst.NumField() {
+	for i := range NumFields() {
 		switch v := src.Field(i); {
 		case !v.IsNil():
 			dst.Field(i).Set(v)
@@ -29,4 +29,5 @@ func (f *Fields) Apply(p *Patch) {
 			dst.Field(i).SetZero()
 		}
 	}
+	f.Latest = f.Latest.after(&p.Values)
 }

@@ -31,7 +31,7 @@ func TestApplyFollowsJSONMergePatch(t *testing.T) {
 		want  record.Fields
 	}{
 		{"value overwrites", record.Patch{Values: record.Fields{Age: new(37.0)}},
-			record.Fields{FirstName: new("Ada"), Age: new(37.0), City: new("London")}},
+			record.Fields{FirstName: new("Ada"), Age: new(37.0), City: new("London"), Latest: &record.Latest{Age: "age"}}},
 		{"null clears", clearCity, record.Fields{FirstName: new("Ada"), Age: new(36.0)}},
 		{"absent keeps", record.Patch{}, stored},
 		{"new field adds", record.Patch{Values: record.Fields{State: new("CA")}},

@@ -12,75 +12,133 @@ const (
 
 // Plausibility bounds of the body measurements. A value outside them is
 // not a worse reading but a wrong one (a unit mix-up, inches sent without
-// their feet), so the model leaves it out rather than score it.
+// their feet), so the model leaves it out rather than score it. The
+// weight bounds are those of the API's weightLb and weightKg fields: a
+// weight converted from one unit is left out when it falls outside the
+// other unit's bounds, so no derived value leaves its field's range.
 const (
-	MinBMI, MaxBMI  = 10.0, 80.0 // kg/m²
-	MaxHeightIn     = 96.0       // 8 ft
-	MinLoneHeightIn = 36.0       // heightIn alone below this is read as inches missing their feet
+	MinBMI, MaxBMI           = 10.0, 80.0 // kg/m²
+	MaxHeightIn              = 96.0       // 8 ft
+	MinLoneHeightIn          = 36.0       // heightIn alone below this is read as inches missing their feet
+	MinHeightCm              = 30.0       // heightCm's lower bound
+	MinWeightLb, MaxWeightLb = 2.0, 1400.0
+	MinWeightKg, MaxWeightKg = 1.0, 650.0
 )
 
 // Body is a record's weight, height and BMI as the model reads them; nil
-// is unknown or left out as implausible.
+// is unknown or left out as implausible or contradictory.
 type Body struct {
 	WeightKg, WeightLb *float64 // the same weight in both units
 	HeightIn           *float64
 	BMI                *float64
+	// Conflicts names the fields left out because they disagree and no
+	// save said which came last.
+	Conflicts []string
 }
 
-// BodyOf reads the body measurements, one source order each: weight from
-// weightLb, else weightKg; height from HeightInches; BMI from riskBmi, else
-// from that weight and height. A BMI outside MinBMI-MaxBMI is left out;
-// when the weight and height themselves make one, both are left out too,
-// since nothing says which of the two is wrong.
+// BodyOf reads the body measurements, each from the field that last gave
+// it (record.Latest; see Weight, Height), and BMI from riskBmi or from
+// that weight and height, whichever was given last. A BMI outside
+// MinBMI-MaxBMI is left out; when the weight and height themselves make
+// one, both are left out too, since nothing says which of the two is wrong.
 func BodyOf(f record.Fields) Body {
-	b := Body{WeightKg: WeightKg(f), HeightIn: HeightInches(f)}
+	var b Body
+	kg, fromLb, wc := weight(f)
+	in, hc := Height(f)
+	b.WeightKg, b.HeightIn = kg, in
+	b.Conflicts = append(wc, hc...)
 	if b.WeightKg != nil && b.HeightIn != nil && !PlausibleBMI(BMIOf(*b.WeightKg, *b.HeightIn)) {
 		b.WeightKg, b.HeightIn = nil, nil
 	}
 	switch {
 	case b.WeightKg == nil:
-	case f.WeightLb != nil:
-		b.WeightLb = f.WeightLb
+	case fromLb:
+		b.WeightLb = f.WeightLb // shown as given, not converted back
 	default:
-		b.WeightLb = new(*f.WeightKg * LbPerKg)
+		b.WeightLb = new(*b.WeightKg * LbPerKg)
 	}
-	switch {
-	case f.RiskBmi != nil && PlausibleBMI(*f.RiskBmi):
-		b.BMI = f.RiskBmi
-	case b.WeightKg != nil && b.HeightIn != nil:
-		b.BMI = new(BMIOf(*b.WeightKg, *b.HeightIn))
+	var computed *float64
+	if b.WeightKg != nil && b.HeightIn != nil {
+		computed = new(BMIOf(*b.WeightKg, *b.HeightIn))
+	}
+	var given *float64
+	if f.RiskBmi != nil && PlausibleBMI(*f.RiskBmi) {
+		given = f.RiskBmi
+	}
+	bmi, conflict := choose(latestOf(f).BMI, BMITolerance, source{"riskBmi", given}, source{record.BodyFields, computed})
+	b.BMI = bmi
+	if conflict {
+		b.Conflicts = append(b.Conflicts, "riskBmi")
 	}
 	return b
 }
 
-// WeightKg is the record's weight in kilograms: weightLb converted, else
-// weightKg. Pounds come first, as the contract's payload weight does.
-func WeightKg(f record.Fields) *float64 {
-	switch {
-	case f.WeightLb != nil:
-		return new(*f.WeightLb * KgPerLb)
-	case f.WeightKg != nil:
-		return f.WeightKg
-	}
-	return nil
+// Weight is the record's weight in kilograms from the field that last
+// gave it (weightLb converted, or weightKg); with no such marker, weightLb
+// first, and neither when the two disagree by more than WeightToleranceKg.
+// A weight outside either field's bounds once converted is left out.
+func Weight(f record.Fields) (kg *float64, conflicts []string) {
+	kg, _, conflicts = weight(f)
+	return kg, conflicts
 }
 
-// HeightInches is the record's height in inches from its first plausible
-// source: heightFt*12 + heightIn when heightFt is given (at most 8 ft);
-// heightIn alone as a whole height in inches (36 to 96: less is taken for
-// inches whose feet are missing); heightCm / 2.54.
-func HeightInches(f record.Fields) *float64 {
+// weight is Weight, and whether the weight came from weightLb.
+func weight(f record.Fields) (kg *float64, fromLb bool, conflicts []string) {
+	var lb *float64
+	if f.WeightLb != nil {
+		lb = new(*f.WeightLb * KgPerLb)
+	}
+	kg, i, conflict := pick(latestOf(f).Weight, WeightToleranceKg, source{"weightLb", lb}, source{"weightKg", f.WeightKg})
+	if conflict {
+		return nil, false, []string{"weightKg", "weightLb"}
+	}
+	if kg != nil && (*kg < MinWeightKg || *kg > MaxWeightKg || *kg*LbPerKg < MinWeightLb || *kg*LbPerKg > MaxWeightLb) {
+		return nil, false, nil
+	}
+	return kg, i == 0, nil
+}
+
+// Height is the record's height in inches from the field that last gave
+// it: feet and inches (see imperialHeight) or heightCm / 2.54; with no
+// such marker, feet and inches first, and neither when the two disagree
+// by more than HeightToleranceIn. A height over 8 ft or under 30 cm is
+// left out.
+func Height(f record.Fields) (inches *float64, conflicts []string) {
+	var metric *float64
+	if f.HeightCm != nil {
+		metric = new(*f.HeightCm / CmPerInch)
+	}
+	in, conflict := choose(latestOf(f).Height, HeightToleranceIn, source{"heightFt", imperialHeight(f)}, source{"heightCm", metric})
+	if conflict {
+		return nil, given(f, "heightCm", "heightFt", "heightIn")
+	}
+	if in != nil && (*in*CmPerInch < MinHeightCm || *in > MaxHeightIn) {
+		return nil, nil
+	}
+	return in, nil
+}
+
+// imperialHeight is heightFt*12 + heightIn when heightFt is given (at
+// most 8 ft), or heightIn alone as a whole height in inches (36 to 96:
+// less is taken for inches whose feet are missing).
+func imperialHeight(f record.Fields) *float64 {
 	if f.HeightFt != nil {
 		if total := *f.HeightFt*12 + valueOr(f.HeightIn, 0); total > 0 && total <= MaxHeightIn {
 			return &total
 		}
-	} else if f.HeightIn != nil && *f.HeightIn >= MinLoneHeightIn && *f.HeightIn <= MaxHeightIn {
+		return nil
+	}
+	if f.HeightIn != nil && *f.HeightIn >= MinLoneHeightIn && *f.HeightIn <= MaxHeightIn {
 		return f.HeightIn
 	}
-	if f.HeightCm != nil && *f.HeightCm > 0 {
-		return new(*f.HeightCm / CmPerInch)
-	}
 	return nil
+}
+
+// HeightInches is the height of one body's fields as the model reads it,
+// for the request decoder's checks.
+func HeightInches(f record.Fields) *float64 {
+	in, _ := Height(f)
+	return in
 }
 
 // BMIOf is the body mass index of a weight in kilograms and a height in
@@ -92,3 +150,10 @@ func BMIOf(kg, inches float64) float64 {
 
 // PlausibleBMI reports whether bmi is one a living adult can have.
 func PlausibleBMI(bmi float64) bool { return bmi >= MinBMI && bmi <= MaxBMI }
+
+// WeightKg is the weight of one body's fields as the model reads it, for
+// the request decoder's checks.
+func WeightKg(f record.Fields) *float64 {
+	kg, _ := Weight(f)
+	return kg
+}

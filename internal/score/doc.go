@@ -26,4 +26,4 @@ package score
 
 // Version names this model. It is stored with every event and sent with
 // every delivery (webhook header X-Pads-Model, SNS attribute model).
-const Version = "pads-score-2"
+const Version = "pads-score-3"

@@ -18,7 +18,7 @@ func (r Result) Equal(o Result) bool {
 			return false
 		}
 	}
-	return slices.Equal(r.Flags, o.Flags)
+	return slices.Equal(r.Flags, o.Flags) && r.Withheld.equal(o.Withheld)
 }
 
 // numbers are the result's scores, in a fixed order.

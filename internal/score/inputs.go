@@ -17,8 +17,8 @@ const (
 )
 
 // Inputs are the measurements the model reads, each taken from one source
-// in one order (see FromRecord); nil is unknown. The sensitive payload
-// shows these values, so it never shows a value the model did not use.
+// (see FromRecord); nil is unknown. The sensitive payload shows these
+// values, so it never shows a value the model did not use.
 type Inputs struct {
 	Age                 *float64 // years
 	Systolic, Diastolic *float64 // mmHg
@@ -34,21 +34,34 @@ type Inputs struct {
 	MetSComponents      *float64   // 0-5 metabolic syndrome components
 	TenYearCVD          *float64   // %
 	Smoker, Diabetic    *bool
+	// Hypertension is declared hypertension: hypertension, or
+	// hypertensionMedication, true.
+	Hypertension *bool
+
+	// AgeContradictory: age and dateOfBirth disagree and no save said
+	// which came last, so Age is nil and the results say why.
+	AgeContradictory bool
+	// Conflicts names the fields of other quantities left out because they
+	// disagree (records stored before pads-score-3 only).
+	Conflicts []string
 
 	// WeightLb and HeightIn are the weight and height behind BMI after the
-	// plausibility rules of Body. The model reads them only through BMI;
+	// plausibility rules of Body, and SmokerStatus the smoking status as
+	// its field gave it. The model reads them only through BMI and Smoker;
 	// the payload shows them.
 	WeightLb, HeightIn *float64
+	SmokerStatus       *string
 }
 
 // FromRecord reads the model's inputs from a record's fields; at is when
-// the assessment completed, for the age. The source orders:
+// the assessment completed, for the age. Each quantity that several
+// fields give comes from the field that gave it last (record.Latest):
 //
-//   - heart rate: heartRateBpm, else riskRestingHeartRate, else 60000/ibi
-//     (to 0.1 bpm);
-//   - HRV: heartRateVariabilityMs (SDNN), else rmssd (RMSSD);
+//   - heart rate: see HeartRate;
+//   - HRV: heartRateVariabilityMs (SDNN), else rmssd (RMSSD): two
+//     measures, not two fields of one;
 //   - weight, height and BMI: see BodyOf;
-//   - age: see Age.
+//   - age: see Age; smoking: see Smoking.
 func FromRecord(f record.Fields, at time.Time) Inputs {
 	hrv, measure := f.HeartRateVariabilityMs, SDNN
 	if hrv == nil {
@@ -58,11 +71,15 @@ func FromRecord(f record.Fields, at time.Time) Inputs {
 		measure = 0
 	}
 	body := BodyOf(f)
+	hr, conflicts := HeartRate(f)
+	age, ageConflict := Age(f, at)
+	smoker, status := Smoking(f)
 	return Inputs{
-		Age:                 Age(f, at),
+		Age:                 age,
+		AgeContradictory:    ageConflict,
 		Systolic:            f.SystolicBloodPressureMmhg,
 		Diastolic:           f.DiastolicBloodPressureMmhg,
-		HeartRate:           HeartRate(f),
+		HeartRate:           hr,
 		IrregularHeartBeats: f.IrregularHeartBeats,
 		HRV:                 hrv,
 		HRVMeasure:          measure,
@@ -75,51 +92,29 @@ func FromRecord(f record.Fields, at time.Time) Inputs {
 		Triglycerides:       f.RiskTriglycerdies,
 		MetSComponents:      f.RiskMetSComp,
 		TenYearCVD:          f.RiskTenYrCvd,
-		Smoker:              f.Smoker,
+		Smoker:              smoker,
 		Diabetic:            f.Diabetic,
+		Hypertension:        declaredHypertension(f),
+		Conflicts:           append(conflicts, body.Conflicts...),
 		WeightLb:            body.WeightLb,
 		HeightIn:            body.HeightIn,
+		SmokerStatus:        status,
 	}
 }
 
-// HeartRate is the record's resting heart rate: heartRateBpm, else
-// riskRestingHeartRate, else 60000 / ibi rounded to 0.1 bpm (the value
-// the payload shows is the value scored).
-func HeartRate(f record.Fields) *float64 {
+// declaredHypertension is true when either answer says so, false when
+// hypertension is false and no medication is declared, else unknown.
+func declaredHypertension(f record.Fields) *bool {
 	switch {
-	case f.HeartRateBpm != nil:
-		return f.HeartRateBpm
-	case f.RiskRestingHeartRate != nil:
-		return f.RiskRestingHeartRate
-	case f.Ibi != nil && *f.Ibi > 0:
-		return new(math.Round(600000 / *f.Ibi) / 10)
+	case isTrue(f.Hypertension) || isTrue(f.HypertensionMedication):
+		return new(true)
+	case f.Hypertension != nil:
+		return new(false)
 	}
 	return nil
 }
 
-// Age is the record's age at time at: age when given, else the completed
-// years since dateOfBirth.
-func Age(f record.Fields, at time.Time) *float64 {
-	if f.Age != nil {
-		return f.Age
-	}
-	if f.DateOfBirth == nil {
-		return nil
-	}
-	dob, err := time.Parse(time.DateOnly, *f.DateOfBirth)
-	if err != nil {
-		return nil
-	}
-	y, m, d := at.UTC().Date()
-	years := y - dob.Year()
-	if m < dob.Month() || (m == dob.Month() && d < dob.Day()) {
-		years--
-	}
-	if years < 0 {
-		return nil
-	}
-	return new(float64(years))
-}
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // atLeast reports whether the age is known and at least years.
 func atLeast(age *float64, years float64) bool { return age != nil && *age >= years }

@@ -9,14 +9,10 @@ const (
 	CreditMax = 850
 )
 
-// FlagCap is the highest overall score a result with a red flag can have:
-// the top of the Poor band, so that its health credit (at most 515) is in
-// the Poor band too.
-const FlagCap = 39
-
-// Result is every category and score the sensitive payload carries; nil
-// is unknown (sent as null). Flags are the red flags raised, most urgent
-// first.
+// Result is every category, score and flag the sensitive payload and the
+// FHIR Bundle carry, and why scores are withheld: the one value that says
+// what pads tells a receiver about a record (Equal compares two). nil is
+// unknown (sent as null).
 type Result struct {
 	Activity, Sleep, Equilibrium, Metabolism, Overall, Relaxation *float64
 	HealthCredit                                                  *float64
@@ -27,28 +23,46 @@ type Result struct {
 	MetabolismCategory, OverallHealthCategory, RelaxationCategory          *string
 	HealthCreditCategory, StressIndex                                      *string
 
+	// Flags are the red flags and findings raised (see Flags), most
+	// severe first.
 	Flags []Flag
+	// Withheld says why there are no scores; nil when there are.
+	Withheld *Withheld
 }
 
-// Compute runs the whole model. Categories and scores are given for a
-// known adult (18 or over) only; red flags are shown at every age they
-// apply to, in the category of their measurement and in the overall and
-// health credit categories.
+// Compute runs the whole model. Measurement categories are given for a
+// known adult (18 or over); scores only when, besides, every one of the
+// RequiredVitals is known (otherwise Withheld says why). Red flags are
+// shown at every age they apply to, in the category of their measurement
+// and in the overall and health credit categories; every flag caps the
+// overall score by its severity.
 func Compute(in Inputs) Result {
-	r := Result{Flags: RedFlags(in)}
+	v := readings(&in)
+	r := Result{Flags: flagsOf(&in, v), Withheld: withheld(&in)}
 	if atLeast(in.Age, adultAge) {
-		v := readings(in)
 		r.categorize(in, v)
-		r.score(partsOf(in, v))
+		if r.Withheld == nil {
+			r.score(partsOf(in, v))
+		}
 	}
 	r.showFlags()
 	return r
 }
 
+// Cap is the highest overall score the flags allow: the cap of the most
+// severe (Max with none).
+func Cap(flags []Flag) float64 {
+	c := float64(Max)
+	for _, f := range flags {
+		c = min(c, f.Severity.Cap())
+	}
+	return c
+}
+
 // categorize sets the measurement categories of an adult.
 func (r *Result) categorize(in Inputs, v vitals) {
-	if v.sys != nil && v.dia != nil {
-		r.BloodPressureCategory = label(BloodPressureCategory(*v.sys, *v.dia))
+	if c := bpClass(v); c != "" {
+		r.BloodPressureCategory = label(c)
 	}
 	if v.hr != nil {
 		r.HeartRateCategory = label(HeartRateCategory(*v.hr, v.irregular))
@@ -64,8 +78,8 @@ func (r *Result) categorize(in Inputs, v vitals) {
 	}
 }
 
-// score sets the scores of an adult and their categories; a red flag caps
-// the overall score at FlagCap before the health credit is made from it.
+// score sets the scores of an adult and their categories; the flags cap
+// the overall score (Cap) before the health credit is made from it.
 func (r *Result) score(p parts) {
 	r.Metabolism = weighted(2, term{p.bmi, 2}, term{p.totalChol, 1}, term{p.ldl, 1}, term{p.hdl, 1},
 		term{p.triglycerides, 1}, term{p.metS, 2}, term{p.diabetic, 1})
@@ -80,8 +94,8 @@ func (r *Result) score(p parts) {
 	cardio := weighted(1, term{p.bloodPressure, 2}, term{p.tenYearCVD, 2}, term{p.smoker, 1})
 	r.Overall = weighted(2, term{fraction(cardio), 25}, term{fraction(r.Metabolism), 20}, term{fraction(r.Equilibrium), 20},
 		term{fraction(r.Relaxation), 15}, term{fraction(r.Activity), 10}, term{fraction(r.Sleep), 10})
-	if len(r.Flags) > 0 && r.Overall != nil && *r.Overall > FlagCap {
-		r.Overall = new(float64(FlagCap))
+	if c := Cap(r.Flags); r.Overall != nil && *r.Overall > c {
+		r.Overall = new(c)
 	}
 	if r.Overall != nil {
 		r.HealthCredit = new(round(CreditMin + (CreditMax-CreditMin)**r.Overall/Max))
@@ -101,25 +115,26 @@ func (r *Result) score(p parts) {
 	}
 }
 
-// showFlags writes each flag's label into the category of its measurement
-// (the first flag of each wins) and the first flag's into the overall and
-// health credit categories, so the categories say why.
+// showFlags writes each red flag's label into the category of its
+// measurement (the first red flag of each wins) and the first red flag's
+// into the overall and health credit categories, so the categories say
+// why. Milder flags leave the categories as they are: they cap the scores,
+// and the flags list names them.
 func (r *Result) showFlags() {
-	if len(r.Flags) == 0 {
+	if len(r.Flags) == 0 || r.Flags[0].Severity != Severe {
 		return
 	}
 	r.OverallHealthCategory = label(r.Flags[0].Label)
 	r.HealthCreditCategory = label(r.Flags[0].Label)
-	shown := map[Measurement]bool{Combined: true}
-	for _, f := range r.Flags {
-		if shown[f.Measurement] {
+	for i := len(r.Flags) - 1; i >= 0; i-- { // backwards: the first of each measurement is written last
+		f := r.Flags[i]
+		if f.Severity != Severe {
 			continue
 		}
-		shown[f.Measurement] = true
 		switch f.Measurement {
 		case BloodPressure:
 			r.BloodPressureCategory = label(f.Label)
-		case HeartRateReading:
+		case HeartRateReading, Rhythm:
 			r.HeartRateCategory = label(f.Label)
 		case BreathingRate:
 			r.BreathingRateCategory = label(f.Label)

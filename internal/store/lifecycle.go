@@ -30,11 +30,25 @@ type Lifecycle interface {
 	// with their events (bodies opened; nil once retention removed them),
 	// deliveries and attempts. None: an empty slice.
 	Export(ctx context.Context, p Patient) ([]PatientRecord, error)
-	// Sweep removes one batch (up to r.Batch rows of each kind) of what
-	// retention says has expired at r.Now, and says what it removed; the
-	// caller calls again while it removes something. Pending deliveries are
-	// never removed, nor the records and events they belong to.
+	// Sweep removes one batch (up to r.Batch rows of each kind, each
+	// batch its own transaction) of what retention says has expired at
+	// r.Now, and says what it removed; the caller calls again while More.
+	// Pending deliveries are never removed, nor the records and events
+	// they belong to. Call it while holding SweepLock.
 	Sweep(ctx context.Context, r SweepRequest) (Swept, error)
+	// SweepLock makes the caller the one process that sweeps until unlock
+	// (on PostgreSQL, a session advisory lock; SQLite has one process).
+	// ok is false when another process holds it.
+	SweepLock(ctx context.Context) (unlock func(), ok bool, err error)
+	// PendingKept counts the pending deliveries of each destination: what
+	// retention keeps because it is not delivered yet.
+	PendingKept(ctx context.Context) ([]PendingKept, error)
+}
+
+// PendingKept is how many deliveries of a destination are pending.
+type PendingKept struct {
+	DestinationRef
+	Deliveries int
 }
 
 // Patient names one patient of one client: by PatientUUID (every
@@ -98,11 +112,12 @@ type Retention struct {
 // SweepRequest asks for one batch of the retention sweep.
 type SweepRequest struct {
 	Now time.Time
-	// Retention returns a client's retention (a client no longer in the
-	// config gets the defaults).
+	// Retention returns a client's retention; for "" and a client no
+	// longer in the config, the defaults.
 	Retention func(clientID string) Retention
-	// Clients are the clients to sweep: every client of the config and
-	// every client with data.
+	// Clients are the clients of the config. Clients with data but no
+	// longer in the config are swept too, with Retention's answer for
+	// them (the defaults); records are swept only for Clients.
 	Clients []string
 	// Batch bounds the rows of each kind one call removes.
 	Batch int
@@ -115,6 +130,8 @@ type Swept struct {
 	Attempts   int
 	Events     int
 	Records    int
+	// More: a walk stopped at its batch's end; call again.
+	More bool
 }
 
 // Total is everything the sweep removed.

@@ -44,6 +44,7 @@ type Store interface {
 	Console
 	Revocations
 	Pauses
+	Lifecycle
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close waits for the writes under way, then releases the database.

@@ -288,6 +288,8 @@ func startPads(bin, dir string) (string, func()) {
 	cfg := filepath.Join(dir, "pads.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`listen: 127.0.0.1:0
 dataDir: %s
+limits:
+  maxConnectionsPerAddress: 1024   # every hostile connection comes from 127.0.0.1
 clients:
   - id: soak
     apiKeys: [{key: %s}]

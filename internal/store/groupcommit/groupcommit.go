@@ -31,9 +31,6 @@ type Request[O any] struct {
 // Fail sets the error the request is answered with.
 func (r *Request[O]) Fail(err error) { r.err = err }
 
-// Failed reports whether the request has been failed.
-func (r *Request[O]) Failed() bool { return r.err != nil }
-
 // Queue carries ops of type O from callers to a driver's writer loops.
 type Queue[O any] struct {
 	reqs     chan *Request[O]

@@ -3,49 +3,30 @@ package postgres
 import (
 	"context"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
-// held is Outbox.Held's query: owner's lease of a pending delivery.
-const held = "SELECT count(*) FROM deliveries WHERE id = $1 AND lease_owner = $2 AND state = 'pending'"
+// sweepLock is the key of the session advisory lock held by the one
+// process that sweeps (see Store.SweepLock), apart from the owners' locks.
+const sweepLock = 0x70616473_73776570 // "padsswep"
 
-// Held reports whether owner still holds pending delivery id.
-func (s *Store) Held(ctx context.Context, owner string, id int64) (bool, error) {
-	var n int
-	if err := s.pool.QueryRow(ctx, held, id, owner).Scan(&n); err != nil {
-		return false, fmt.Errorf("held: %w", unavailable(err))
-	}
-	return n == 1, nil
-}
-
-// querier runs the lifecycle's statements, written with ? placeholders,
-// on a pool or a transaction.
-type querier struct {
-	q interface {
-		Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-		Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	}
-}
-
-func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	tag, err := q.q.Exec(ctx, sqlstore.Rebind(query), args...)
-	return tag.RowsAffected(), err
-}
-
-func (q querier) Each(ctx context.Context, query string, fn func(sqlstore.Scanner) error, args ...any) error {
-	rows, err := q.q.Query(ctx, sqlstore.Rebind(query), args...)
+// SweepLock takes the sweep's advisory lock on a connection of its own,
+// held until unlock; ok is false when another process holds it.
+func (s *Store) SweepLock(ctx context.Context) (func(), bool, error) {
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return nil, false, fmt.Errorf("sweep lock: %w", unavailable(err))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(sweepLock)).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, false, fmt.Errorf("sweep lock: %w", unavailable(err))
 	}
-	return rows.Err()
+	if !ok {
+		conn.Release()
+		return nil, false, nil
+	}
+	return func() {
+		conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", int64(sweepLock))
+		conn.Release()
+	}, true, nil
 }

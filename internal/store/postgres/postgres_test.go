@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
 	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
@@ -41,7 +40,7 @@ func TestTwoProcessesMakeOneRecordAndLoseNoField(t *testing.T) {
 	t.Parallel()
 	keys := storetest.Keyring(t, "e1")
 	var stores [2]store.Store
-	var saves [2]*save.Service
+	var saves [2]*storetest.Saver
 	for i := range stores {
 		s, err := postgres.Open(context.Background(), dbURL, store.Config{Keys: keys})
 		if err != nil {

@@ -77,10 +77,15 @@ const (
 	// within a transaction, around the claim and qNextDue: a plan that
 	// would sort costs more than any other, so the ordered walks of the
 	// pending deliveries' indexes are taken.
-	sortless       = "SET LOCAL enable_sort = off"
-	sorting        = "SET LOCAL enable_sort = on"
+	sortless = "SET LOCAL enable_sort = off"
+	sorting  = "SET LOCAL enable_sort = on"
+	// qInsertAttempt records an attempt while its delivery is there: an
+	// erasure removes it, and FOR SHARE waits for an erasure under way
+	// (which locks its deliveries first), so no attempt is recorded of an
+	// erased delivery, nor left to break the erasure's delete.
 	qInsertAttempt = `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
-		status_code, error_class, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+		status_code, error_class, response) SELECT $1::bigint, $2::integer, $3::integer, $4::text, $5::bigint, $6::bigint,
+		$7::integer, $8::text, $9::bytea WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = $1 FOR SHARE)`
 	// qFinish takes state, attempts, next at, updated at, last error, id,
 	// owner, series: it moves the delivery only while owner holds its lease.
 	qFinish = `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_owner = NULL,

@@ -157,3 +157,26 @@ func (c *checkpointer) stop() {
 	<-c.stopped
 	c.db.Close()
 }
+
+// truncate copies the whole WAL into the database file and truncates the
+// WAL to zero bytes, with the writer paused (after an erasure: the WAL's
+// older frames still hold the erased rows). A reader of an older snapshot
+// can keep it from finishing: it is tried a few times, then left to the
+// next checkpoint that finds no reader (each one rewrites those frames).
+func (c *checkpointer) truncate(ctx context.Context) {
+	for range 5 {
+		c.walCheckpoint(ctx, "PASSIVE")
+		c.pause.Lock()
+		_, busy, err := c.walCheckpoint(ctx, "TRUNCATE")
+		c.pause.Unlock()
+		if err == nil && !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	c.log.Warn("an erasure's WAL was not truncated (a long reader held it); the next checkpoints rewrite it")
+}

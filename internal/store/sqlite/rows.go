@@ -63,8 +63,10 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 			form_completed_at = ?, assessment_completed_at = ?
 			WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ? AND version = ? RETURNING id`},
 		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir) VALUES (?, ?, ?, ?, ?, ?, ?)"},
+		// An attempt of a delivery erased meanwhile is not recorded.
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
-			status_code, error_class, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			status_code, error_class, response) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+			WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = ?1)`},
 		{&t.finishDelivery, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
 			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`},
 		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,

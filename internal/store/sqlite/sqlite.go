@@ -41,6 +41,7 @@ type Store struct {
 	readDB  *sql.DB
 	byKey   *sql.Stmt // on readDB
 	byEmail *sql.Stmt // on readDB, with one index per key
+	held    *sql.Stmt // on readDB: Outbox.Held, before attempts
 	w       *writer
 	ckpt    *checkpointer
 	closed  atomic.Bool
@@ -61,9 +62,15 @@ func dsn(path string, readOnly bool) string {
 // eight readers' caches, filled page by page over minutes, added some
 // 30 MiB to pads' memory (loadtest/soak.sh). The writer keeps 2 MiB: its
 // pages stay valid from one batch to the next.
+//
+// secure_delete: SQLite overwrites deleted content with zeros, in the
+// page and in the pages it frees, so that an erased patient's rows (and a
+// record's earlier versions, and what retention removed) are not left in
+// free space (docs/data-lifecycle.md). It costs a delete the writes of the
+// pages it frees.
 func dsnWith(path string, busy time.Duration, readOnly bool) string {
 	d := "file:" + path + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")" +
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	if readOnly {
 		d += "&_pragma=query_only(1)&_pragma=cache_size(-256)"
 	}
@@ -178,7 +185,10 @@ func (s *Store) prepareReads(ctx context.Context) error {
 	if s.byKey, err = s.readDB.PrepareContext(ctx, selectRow+" WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?"); err != nil {
 		return err
 	}
-	s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, len(s.cfg.Keys.Indexes(""))))
+	if s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, len(s.cfg.Keys.Indexes("")))); err != nil {
+		return err
+	}
+	s.held, err = s.readDB.PrepareContext(ctx, held)
 	return err
 }
 
@@ -265,6 +275,7 @@ func (s *Store) Close() error {
 	s.ckpt.stop()
 	s.byKey.Close()
 	s.byEmail.Close()
+	s.held.Close()
 	return errors.Join(s.readDB.Close(), s.writeDB.Close())
 }
 

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pads-dev/pads/internal/intake"
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/storetest"
@@ -93,7 +92,7 @@ func TestWALStaysShortUnderSteadySaves(t *testing.T) {
 	}
 }
 
-func walSave(g, i int) *intake.Request {
+func walSave(g, i int) *storetest.SaveRequest {
 	return storetest.Request("acme", fmt.Sprintf("00000000-0000-4000-8000-%06d%06d", g, i), fmt.Sprintf("p%d.%d@example.org", g, i),
 		record.Fields{HeartRateBpm: new(float64(60 + i%40)), City: new("a city name long enough to fill pages faster than a bare key would")})
 }

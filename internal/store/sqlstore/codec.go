@@ -34,9 +34,9 @@ type Codec struct {
 	Keys *seal.Keyring
 }
 
-// SealRecord builds the row of rec: its fields encoded with encoding/json
+// sealRecord builds the row of rec: its fields encoded with encoding/json
 // and sealed, and the blind index of its email under the first key.
-func (c Codec) SealRecord(rec record.Record) (Row, error) {
+func (c Codec) sealRecord(rec record.Record) (Row, error) {
 	plain, err := json.Marshal(rec.Fields)
 	if err != nil {
 		return Row{}, fmt.Errorf("encode record: %w", err)
@@ -114,8 +114,8 @@ func fhirAD(k record.Key, dt record.DataType) []byte {
 	return []byte("pads fhir v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType + "\x00" + string(dt))
 }
 
-// SealFHIR seals an event's FHIR Bundle; nil stays nil.
-func (c Codec) SealFHIR(k record.Key, dt record.DataType, bundle []byte) []byte {
+// sealFHIR seals an event's FHIR Bundle; nil stays nil.
+func (c Codec) sealFHIR(k record.Key, dt record.DataType, bundle []byte) []byte {
 	if bundle == nil {
 		return nil
 	}
@@ -154,9 +154,9 @@ func (c Codec) SealResponse(messageID string, body []byte) []byte {
 // responseAD binds a sealed answer to its delivery's message id.
 func responseAD(messageID string) []byte { return []byte("pads response v1\x00" + messageID) }
 
-// OpenAttempts opens the sealed answers of a delivery's attempts; an
+// openAttempts opens the sealed answers of a delivery's attempts; an
 // answer that does not open is shown as none.
-func (c Codec) OpenAttempts(d store.Delivery, attempts []store.Attempt) {
+func (c Codec) openAttempts(d store.Delivery, attempts []store.Attempt) {
 	for i := range attempts {
 		a := &attempts[i]
 		a.DeliveryID, a.MessageID = d.ID, d.MessageID

@@ -34,7 +34,7 @@ type PreparedEvent struct {
 // Prepare seals c's record and payloads and lays out its events and
 // deliveries, without touching the database.
 func Prepare(codec Codec, c store.Commit) (*Prepared, error) {
-	row, err := codec.SealRecord(c.Record)
+	row, err := codec.sealRecord(c.Record)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func Prepare(codec Codec, c store.Commit) (*Prepared, error) {
 	for _, ne := range c.Events {
 		e := store.Event{Key: c.Record.Key, FunnelID: c.Record.FunnelID, DataType: ne.DataType, Model: ne.Model, CreatedAt: c.Record.UpdatedAt}
 		pe := PreparedEvent{Event: e, Sealed: codec.SealPayload(e.Key, e.DataType, ne.Payload),
-			SealedFHIR: codec.SealFHIR(e.Key, e.DataType, ne.FHIR)}
+			SealedFHIR: codec.sealFHIR(e.Key, e.DataType, ne.FHIR)}
 		for _, dest := range c.Destinations {
 			pe.Deliveries = append(pe.Deliveries, store.Delivery{MessageID: NewMessageID(), Key: e.Key, FunnelID: e.FunnelID,
 				Destination: dest, DataType: e.DataType, Model: e.Model, State: store.Pending, Series: 1,

@@ -189,13 +189,13 @@ type stats struct {
 func newStats(known []store.DestinationRef) *stats {
 	s := &stats{byRef: map[store.DestinationRef]*store.DestinationStats{}}
 	for _, ref := range known {
-		s.Get(ref)
+		s.get(ref)
 	}
 	return s
 }
 
-// Get returns the destination's stats, adding them if new.
-func (s *stats) Get(ref store.DestinationRef) *store.DestinationStats {
+// get returns the destination's stats, adding them if new.
+func (s *stats) get(ref store.DestinationRef) *store.DestinationStats {
 	if st, ok := s.byRef[ref]; ok {
 		return st
 	}
@@ -205,8 +205,8 @@ func (s *stats) Get(ref store.DestinationRef) *store.DestinationStats {
 	return st
 }
 
-// Refs lists the destinations, by client then destination id.
-func (s *stats) Refs() []store.DestinationRef {
+// refs lists the destinations, by client then destination id.
+func (s *stats) refs() []store.DestinationRef {
 	out := append([]store.DestinationRef(nil), s.order...)
 	slices.SortFunc(out, func(a, b store.DestinationRef) int {
 		return cmp.Or(strings.Compare(a.ClientID, b.ClientID), strings.Compare(a.ID, b.ID))
@@ -214,9 +214,9 @@ func (s *stats) Refs() []store.DestinationRef {
 	return out
 }
 
-// All returns every destination's stats in the order of Refs.
-func (s *stats) All() []store.DestinationStats {
-	refs := s.Refs()
+// all returns every destination's stats in the order of refs.
+func (s *stats) all() []store.DestinationStats {
+	refs := s.refs()
 	out := make([]store.DestinationStats, len(refs))
 	for i, ref := range refs {
 		out[i] = *s.byRef[ref]
@@ -240,13 +240,13 @@ func (s *Shared) DestinationStats(ctx context.Context, q store.StatsQuery) ([]st
 	if err := s.windowCounts(ctx, st, q.Now); err != nil {
 		return nil, fmt.Errorf("destination stats: %w", err)
 	}
-	for _, ref := range st.Refs() {
-		ds := st.Get(ref)
+	for _, ref := range st.refs() {
+		ds := st.get(ref)
 		var oldest sql.NullInt64
 		if err := s.db.QueryRow(ctx, oldestPending, ref.ClientID, ref.ID).Scan(&oldest); err != nil {
 			return nil, fmt.Errorf("destination stats: %w", err)
 		}
-		ds.OldestPending = FromNull(oldest)
+		ds.OldestPending = fromNull(oldest)
 		if q.Samples > 0 {
 			query, args := recentAttempts(ref, q.Now.Add(-24*time.Hour), q.Samples)
 			var err error
@@ -255,7 +255,7 @@ func (s *Shared) DestinationStats(ctx context.Context, q store.StatsQuery) ([]st
 			}
 		}
 	}
-	return st.All(), nil
+	return st.all(), nil
 }
 
 // windowCounts adds the counts of the hour and the day before now.
@@ -272,7 +272,7 @@ func (s *Shared) windowCounts(ctx context.Context, st *stats, now time.Time) err
 		if err := rows.Scan(&ref.ClientID, &ref.ID, &state, &day, &hour); err != nil {
 			return err
 		}
-		ds := st.Get(ref)
+		ds := st.get(ref)
 		ds.Day.Add(state, day)
 		ds.Hour.Add(state, hour)
 	}

@@ -9,93 +9,73 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-// The queries of an export, each taking a record's id.
+// The queries of an export: the patient's records, then each record's
+// events and deliveries, and each delivery's attempts.
 const (
-	exportRecord = "SELECT " + RowColumns + " FROM records WHERE id = ?"
 	exportEvents = `SELECT e.id, e.funnel_id, e.data_type, e.model, e.created_at, e.payload, e.fhir
 		FROM events e WHERE e.record_id = ? ORDER BY e.id`
 	exportDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE e.record_id = ? ORDER BY d.id"
 )
 
-// Export reads, through q, every record of p with its events (bodies
-// opened), deliveries and attempts, oldest first.
-func Export(ctx context.Context, q Querier, d Dialect, codec Codec, p store.Patient) ([]store.PatientRecord, error) {
-	ids, err := patientRecords(ctx, q, d, codec, p, false)
+// Export reads every record of p with its events (bodies opened),
+// deliveries and attempts, oldest first (store.Lifecycle.Export). It reads
+// from the read pool, each query on its own: a save meanwhile may show in
+// some parts and not others.
+func (s *Shared) Export(ctx context.Context, p store.Patient) ([]store.PatientRecord, error) {
+	cond, args := s.patientCond(p)
+	rows, err := queryAll(ctx, s.db, scanRecordRow, "SELECT "+recordColumns+" FROM records r WHERE "+cond+" ORDER BY r.id", args...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("export: %w", err)
 	}
 	out := []store.PatientRecord{}
-	for _, id := range ids {
-		rec, err := exportOne(ctx, q, codec, id)
+	for _, row := range rows {
+		rec, err := s.exportRecord(ctx, row)
 		if err != nil {
-			return nil, fmt.Errorf("export record %d: %w", id, err)
+			return nil, fmt.Errorf("export record %d: %w", row.ID, err)
 		}
-		if rec != nil {
-			out = append(out, *rec)
-		}
+		out = append(out, rec)
 	}
 	return out, nil
 }
 
-// exportOne reads one record; nil when it is gone meanwhile.
-func exportOne(ctx context.Context, q Querier, codec Codec, id int64) (*store.PatientRecord, error) {
-	var row Row
-	found := false
-	err := q.Each(ctx, exportRecord, func(sc Scanner) error {
-		var err error
-		row, found, err = ScanRow(sc)
-		return err
-	}, id)
-	if err != nil || !found {
-		return nil, err
-	}
-	rec, err := codec.OpenRecord(row)
+// recordColumns are RowColumns over records r.
+const recordColumns = `r.id, r.client_id, r.patient_uuid, r.assessment_type, r.funnel_id, r.email_index, r.sealed, r.version,
+	r.created_at, r.updated_at, r.form_completed_at, r.assessment_completed_at`
+
+func scanRecordRow(sc Scanner) (Row, error) {
+	row, _, err := ScanRow(sc)
+	return row, err
+}
+
+func (s *Shared) exportRecord(ctx context.Context, row Row) (store.PatientRecord, error) {
+	rec, err := s.codec.OpenRecord(row)
 	if err != nil {
-		return nil, err
+		return store.PatientRecord{}, err
 	}
-	out := &store.PatientRecord{Record: rec}
+	out := store.PatientRecord{Record: rec}
+	events, err := queryAll(ctx, s.db, func(sc Scanner) (store.ExportedEvent, error) {
+		return s.scanExportedEvent(sc, rec.Key)
+	}, exportEvents, row.ID)
+	if err != nil {
+		return out, err
+	}
+	out.Events = events
 	byID := map[int64]int{}
-	err = q.Each(ctx, exportEvents, func(sc Scanner) error {
-		e := store.ExportedEvent{Event: store.Event{Key: rec.Key}}
-		var dt string
-		var created int64
-		var payload, fhir []byte
-		if err := sc.Scan(&e.ID, &e.FunnelID, &dt, &e.Model, &created, &payload, &fhir); err != nil {
-			return err
-		}
-		e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, created).UTC()
-		if e.Payload, err = codec.OpenBody(rec.Key, e.DataType, payload, false); err != nil {
-			return err
-		}
-		if e.FHIR, err = codec.OpenBody(rec.Key, e.DataType, fhir, true); err != nil {
-			return err
-		}
-		byID[e.ID] = len(out.Events)
-		out.Events = append(out.Events, e)
-		return nil
-	}, id)
-	if err != nil {
-		return nil, err
+	for i, e := range events {
+		byID[e.ID] = i
 	}
-	var deliveries []store.Delivery
-	err = q.Each(ctx, exportDeliveries, func(sc Scanner) error {
-		d, err := ScanDelivery(sc)
-		deliveries = append(deliveries, d)
-		return err
-	}, id)
+	deliveries, err := queryAll(ctx, s.db, scanDeliveryRow, exportDeliveries, row.ID)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	for _, d := range deliveries {
-		var attempts []store.Attempt
-		err := q.Each(ctx, listAttempts, func(sc Scanner) error {
-			a, err := scanAttempt(sc)
-			a.Response = nil // the destination's words, not the patient's data
-			attempts = append(attempts, a)
-			return err
-		}, d.ID)
+		attempts, err := queryAll(ctx, s.db, scanAttempt, listAttempts, d.ID)
 		if err != nil {
-			return nil, err
+			return out, err
+		}
+		for i := range attempts {
+			attempts[i].DeliveryID, attempts[i].MessageID = d.ID, d.MessageID
+			attempts[i].Response = nil // the destination's words, not the patient's data
 		}
 		if i, ok := byID[d.EventID]; ok {
 			out.Events[i].Deliveries = append(out.Events[i].Deliveries, store.ExportedDelivery{Delivery: d, Attempts: attempts})
@@ -104,9 +84,26 @@ func exportOne(ctx context.Context, q Querier, codec Codec, id int64) (*store.Pa
 	return out, nil
 }
 
-// OpenBody opens an event's sealed payload (or, with fhir, its FHIR
+func (s *Shared) scanExportedEvent(sc Scanner, k record.Key) (store.ExportedEvent, error) {
+	e := store.ExportedEvent{Event: store.Event{Key: k}}
+	var dt string
+	var created int64
+	var payload, fhir []byte
+	if err := sc.Scan(&e.ID, &e.FunnelID, &dt, &e.Model, &created, &payload, &fhir); err != nil {
+		return e, err
+	}
+	e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, created).UTC()
+	var err error
+	if e.Payload, err = s.codec.openBody(k, e.DataType, payload, false); err != nil {
+		return e, err
+	}
+	e.FHIR, err = s.codec.openBody(k, e.DataType, fhir, true)
+	return e, err
+}
+
+// openBody opens an event's sealed payload (or, with fhir, its FHIR
 // Bundle); nil stays nil (removed by retention, or never made).
-func (c Codec) OpenBody(k record.Key, dt record.DataType, sealed []byte, fhir bool) ([]byte, error) {
+func (c Codec) openBody(k record.Key, dt record.DataType, sealed []byte, fhir bool) ([]byte, error) {
 	if sealed == nil {
 		return nil, nil
 	}

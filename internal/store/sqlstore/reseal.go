@@ -89,7 +89,7 @@ func (s *Shared) resealRecords(ctx context.Context, pg *page) error {
 			return err
 		}
 		// The email index is recomputed under the first key too.
-		resealed, err := s.codec.SealRecord(rec)
+		resealed, err := s.codec.sealRecord(rec)
 		if err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func (s *Shared) resealEvents(ctx context.Context, pg *page) error {
 			continue
 		}
 		pg.writes = append(pg.writes, Stmt{"UPDATE events SET payload = ?, fhir = ? WHERE id = ?",
-			[]any{s.codec.SealPayload(e.key, e.dataType, body), s.codec.SealFHIR(e.key, e.dataType, bundle), e.id}})
+			[]any{s.codec.SealPayload(e.key, e.dataType, body), s.codec.sealFHIR(e.key, e.dataType, bundle), e.id}})
 	}
 	return nil
 }

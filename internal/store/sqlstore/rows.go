@@ -59,14 +59,14 @@ func ScanRow(sc Scanner) (row Row, found bool, err error) {
 		return Row{}, false, err
 	}
 	row.CreatedAt, row.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	row.FormCompletedAt, row.AssessmentCompletedAt = FromNull(formAt), FromNull(assessmentAt)
+	row.FormCompletedAt, row.AssessmentCompletedAt = fromNull(formAt), fromNull(assessmentAt)
 	return row, true, nil
 }
 
 // Queries both drivers run, written with ? placeholders
 // (PostgreSQL rebinds them with Rebind).
 const (
-	// DeliveryColumns are the columns ScanDelivery reads, over deliveries
+	// DeliveryColumns are the columns scanDelivery reads, over deliveries
 	// d, events e and records r (DeliveryFrom).
 	DeliveryColumns = `d.id, d.message_id, d.event_id, r.client_id, r.patient_uuid, r.assessment_type, e.funnel_id,
 	d.destination, d.data_type, e.model, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
@@ -100,8 +100,8 @@ func Rebind(q string) string {
 	return b.String()
 }
 
-// ScanDelivery reads a delivery row, then extra columns into extra.
-func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
+// scanDelivery reads a delivery row, then extra columns into extra.
+func scanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 	var (
 		d                      store.Delivery
 		dt                     string
@@ -117,14 +117,14 @@ func ScanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 	return d, nil
 }
 
-// scanDeliveryRow is ScanDelivery without extra columns, for Collect.
-func scanDeliveryRow(sc Scanner) (store.Delivery, error) { return ScanDelivery(sc) }
+// scanDeliveryRow is scanDelivery without extra columns, for Collect.
+func scanDeliveryRow(sc Scanner) (store.Delivery, error) { return scanDelivery(sc) }
 
 // ScanClaimed reads a claimed delivery's columns, then its sealed payload
 // and FHIR Bundle (ClaimedBodies).
 func ScanClaimed(sc Scanner) (store.Claimed, error) {
 	var c store.Claimed
-	d, err := ScanDelivery(sc, &c.Payload, &c.FHIR)
+	d, err := scanDelivery(sc, &c.Payload, &c.FHIR)
 	c.Delivery = d
 	return c, err
 }
@@ -147,8 +147,8 @@ func scanAudit(sc Scanner) (store.AuditEntry, error) {
 	return e, err
 }
 
-// FromNull reads a nullable Unix-nanosecond column; NULL is the zero time.
-func FromNull(n sql.NullInt64) time.Time {
+// fromNull reads a nullable Unix-nanosecond column; NULL is the zero time.
+func fromNull(n sql.NullInt64) time.Time {
 	if !n.Valid {
 		return time.Time{}
 	}

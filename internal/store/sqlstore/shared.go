@@ -55,7 +55,7 @@ func (s *Shared) Deliveries(ctx context.Context, f store.DeliveryFilter) ([]stor
 
 // Delivery returns one delivery and its attempts, oldest first.
 func (s *Shared) Delivery(ctx context.Context, id int64) (store.Delivery, []store.Attempt, error) {
-	d, err := ScanDelivery(s.db.QueryRow(ctx, getDelivery, id))
+	d, err := scanDelivery(s.db.QueryRow(ctx, getDelivery, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil, store.ErrNotFound
 	}
@@ -66,7 +66,7 @@ func (s *Shared) Delivery(ctx context.Context, id int64) (store.Delivery, []stor
 	if err != nil {
 		return d, nil, fmt.Errorf("get attempts: %w", err)
 	}
-	s.codec.OpenAttempts(d, attempts)
+	s.codec.openAttempts(d, attempts)
 	return d, attempts, nil
 }
 
@@ -77,7 +77,7 @@ func (s *Shared) Replay(ctx context.Context, r store.ReplayRequest) (int, error)
 		lease_until = NULL, updated_at = ? WHERE `
 	args := []any{r.Now.UnixNano(), r.Now.UnixNano()}
 	if r.ID != 0 {
-		q, args = q+"id = ? AND state <> 'pending'", append(args, r.ID)
+		q, args = q+"id = ? AND state <> 'pending' AND "+hasBody, append(args, r.ID)
 	} else {
 		where, a := replayed(r)
 		q, args = q+where, append(args, a...)
@@ -86,12 +86,28 @@ func (s *Shared) Replay(ctx context.Context, r store.ReplayRequest) (int, error)
 	if err != nil {
 		return 0, fmt.Errorf("replay: %w", err)
 	}
+	if n[0] == 0 && r.ID != 0 {
+		var gone int
+		err := s.db.QueryRow(ctx, `SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id
+			WHERE d.id = ? AND d.state <> 'pending' AND e.payload IS NULL`, r.ID).Scan(&gone)
+		if err != nil {
+			return 0, fmt.Errorf("replay: %w", err)
+		}
+		if gone > 0 {
+			return 0, store.ErrBodyGone
+		}
+	}
 	return int(n[0]), nil
 }
 
+// hasBody holds for a delivery whose event still has its body: retention
+// removes bodies (docs/data-lifecycle.md), and a delivery without one
+// cannot be sent again.
+const hasBody = "EXISTS (SELECT 1 FROM events e WHERE e.id = deliveries.event_id AND e.payload IS NOT NULL)"
+
 // replayed selects the deliveries a replay by selection changes.
 func replayed(r store.ReplayRequest) (string, []any) {
-	q := "state = 'failed' AND updated_at >= ?"
+	q := "state = 'failed' AND updated_at >= ? AND " + hasBody
 	args := []any{r.Since.UnixNano()}
 	if r.ClientID != "" {
 		q, args = q+" AND client_id = ?", append(args, r.ClientID)

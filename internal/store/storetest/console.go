@@ -8,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pads-dev/pads/internal/config"
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -23,23 +20,11 @@ var consoleTests = []test{
 	{"AuditPagesFilterByActorAndAction", testAuditPages},
 }
 
-// consoleConfig gives two clients destinations: acme d1 and d2, initech d3.
-const consoleConfig = `
-clients:
-  - id: acme
-    apiKeys: [{key: acme-test-key-0123456789}]
-    subscription: full
-    funnels: [{id: acme-main}]
-    destinations:
-      - {id: d1, type: webhook, url: "https://d1.acme.example/hook"}
-      - {id: d2, type: webhook, url: "https://d2.acme.example/hook"}
-  - id: initech
-    apiKeys: [{key: initech-test-key-0123456789}]
-    subscription: full
-    funnels: [{id: initech-main}]
-    destinations:
-      - {id: d3, type: webhook, url: "https://d3.initech.example/hook"}
-`
+// consoleClients gives two clients destinations: acme d1 and d2, initech d3.
+var consoleClients = map[string]Client{
+	"acme":    {Full: true, Destinations: []string{"d1", "d2"}},
+	"initech": {Full: true, Destinations: []string{"d3"}},
+}
 
 // consoleBase is the suite's clock origin: deliveries are made at fixed
 // times after it, and the console's windows are measured from fixed times.
@@ -58,13 +43,9 @@ var consoleBase = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 func consoleData(t *testing.T, h *harness) []store.Delivery {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := config.Parse([]byte(consoleConfig), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
 	var now time.Time
-	saves := save.New(save.Deps{Store: h.Store, Config: func() *config.Config { return cfg }, Payloads: payload.Encode,
-		Now: func() time.Time { return now }})
+	saves := SavesFor(h.Store, consoleClients)
+	saves.Now = func() time.Time { return now }
 	for i := range 24 {
 		now = consoleBase.Add(time.Duration(i) * time.Minute)
 		email := fmt.Sprintf("p%d@example.com", i)
@@ -172,7 +153,7 @@ func testDeliveryPages(t *testing.T, o Opener) {
 		}
 	}
 	page, _ := h.DeliveryPage(context.Background(), store.DeliveryQuery{ClientID: "acme", Destination: "d2", State: store.Failed, Limit: 1})
-	if len(page) != 1 || page[0].LastError != "http_5xx" || page[0].Key.PatientUUID == "" || page[0].Model != payload.Model {
+	if len(page) != 1 || page[0].LastError != "http_5xx" || page[0].Key.PatientUUID == "" || page[0].Model != Model {
 		t.Fatalf("a page's delivery: %+v", page)
 	}
 }

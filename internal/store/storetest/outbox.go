@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -22,11 +20,12 @@ var outboxTests = []test{
 	{"ConcurrentClaimersNeverShareADelivery", testConcurrentClaims},
 	{"ARecordsDeliveriesGoInOrderPerDestination", testRecordOrder},
 	{"AnUnorderedDestinationTakesThemAsTheyCome", testUnordered},
+	{"HeldAnswersTheOwnersPendingLeases", testHeld},
 }
 
 // enqueue saves a completed form for a new patient of acme, enqueuing one
 // non-sensitive delivery to each of its destinations, d1 and d2.
-func enqueue(t *testing.T, h *harness, email string) save.Result {
+func enqueue(t *testing.T, h *harness, email string) Result {
 	t.Helper()
 	return h.save(t, "acme", req("acme", "", email, record.Fields{FormCompleted: new(true), FirstName: new("Ada")}))
 }
@@ -61,7 +60,7 @@ func testEnqueue(t *testing.T, o Opener) {
 	if err := json.Unmarshal(got[0].Payload, &body); err != nil || body["uuid"] != res.PatientUUID || body["firstName"] != "Ada" {
 		t.Fatalf("payload %s: %v", got[0].Payload, err)
 	}
-	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != payload.Model {
+	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != Model {
 		t.Fatalf("delivery %+v", got[0].Delivery)
 	}
 }

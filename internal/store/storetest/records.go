@@ -63,7 +63,8 @@ func testRules(t *testing.T, o Opener) {
 	}
 	rec := h.get(t, "acme", uuidA)
 	want := record.Fields{AssessmentType: new("faceScan"), FunnelID: new("acme-main"), Email: new("ada@example.com"),
-		PatientUUID: new(uuidA), Age: new(36.0), City: new("London"), State: new("LDN")}
+		PatientUUID: new(uuidA), Age: new(36.0), City: new("London"), State: new("LDN"),
+		Latest: &record.Latest{Age: "age"}} // the age was given by a save: the record keeps which field gave it
 	if !reflect.DeepEqual(rec.Fields, want) {
 		t.Fatalf("fields = %+v, want %+v", rec.Fields, want)
 	}

@@ -1,10 +1,12 @@
 // Package storetest is the conformance suite of store.Store: every driver
 // runs it (see store/sqlite's and store/postgres's tests), so both keep the
-// same guarantees. It drives each store through the real save service
-// (internal/save), as pads does: the create-or-update rules, merge
-// semantics, client scoping, triggers and concurrency that users rely on
-// hold on every driver, and so do the store's own promises (Commit's
-// conflicts, the outbox, the audit log).
+// same guarantees. It saves records as pads's save service does (Saver:
+// find, internal/record's rules, commit, start over on a conflict), with
+// a small routing table and payloads of its own, so that it imports
+// nothing above the store: the create-or-update rules, merge semantics,
+// client scoping, triggers and concurrency that users rely on hold on
+// every driver, and so do the store's own promises (Commit's conflicts,
+// the outbox, the audit log).
 package storetest
 
 import (
@@ -12,12 +14,7 @@ import (
 	"crypto/sha256"
 	"testing"
 
-	"github.com/pads-dev/pads/internal/config"
-	"github.com/pads-dev/pads/internal/fhir"
-	"github.com/pads-dev/pads/internal/intake"
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/record"
-	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
 )
@@ -36,7 +33,7 @@ type test struct {
 
 // Run runs the whole suite.
 func Run(t *testing.T, newDB NewDatabase) {
-	for _, tt := range append(append(append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...), fhirTests...), append(revocationTests, pauseTests...)...) {
+	for _, tt := range append(append(append(append(append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...), fhirTests...), revocationTests...), lifecycleTests...), pauseTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))
@@ -60,7 +57,8 @@ func Keyring(t testing.TB, ids ...string) *seal.Keyring {
 	return kr
 }
 
-// Config is the clients the suite saves for: acme (full results, two
+// Config is Clients as a pads config, for tests above the store that run
+// the real save service on the suite's clients: acme (full results, two
 // destinations d1 and d2), globex (identity data only, no destination) and
 // initech (full results, no destination).
 const Config = `
@@ -81,10 +79,10 @@ clients:
     funnels: [{id: initech-main}]
 `
 
-// harness is a store with the save service over it.
+// harness is a store with a Saver over it.
 type harness struct {
 	store.Store
-	saves *save.Service
+	saves *Saver
 }
 
 func open(t *testing.T, o Opener, keys ...string) *harness {
@@ -100,43 +98,14 @@ func open(t *testing.T, o Opener, keys ...string) *harness {
 	return &harness{Store: s, saves: Saves(t, s)}
 }
 
-// Saves returns the save service over s, for the clients of Config.
-func Saves(t testing.TB, s store.Records) *save.Service {
-	t.Helper()
-	cfg, err := config.Parse([]byte(Config), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return save.New(save.Deps{Store: s, Config: func() *config.Config { return cfg }, Payloads: payload.Encode, FHIR: fhir.Encode})
-}
-
 const (
 	uuidA = "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"
 	uuidB = "0b6c3a52-8f1e-4f63-a1d2-9c0e7b4a5d6f"
 )
 
-// Request is a valid save request of a faceScan record of client through
-// its main funnel; uuid "" looks the record up by email. clear names
-// fields the save sets to null.
-func Request(client, uuid, email string, f record.Fields, clear ...string) *intake.Request {
-	f.AssessmentType, f.FunnelID, f.Email = new("faceScan"), new(client+"-main"), new(email)
-	if uuid != "" {
-		f.PatientUUID = new(uuid)
-	}
-	p := record.Patch{Values: f}
-	for _, name := range clear {
-		i, ok := record.FieldIndex(name)
-		if !ok {
-			panic("storetest: no field " + name)
-		}
-		p.Clear(i)
-	}
-	return &intake.Request{AssessmentType: "faceScan", FunnelID: client + "-main", Email: email, PatientUUID: uuid, Patch: p}
-}
-
 var req = Request
 
-func (h *harness) save(t *testing.T, client string, r *intake.Request) save.Result {
+func (h *harness) save(t *testing.T, client string, r *SaveRequest) Result {
 	t.Helper()
 	res, err := h.saves.Save(context.Background(), client, r)
 	if err != nil {
@@ -152,30 +121,4 @@ func (h *harness) get(t *testing.T, client, uuid string) record.Record {
 		t.Fatalf("Get(%s, %s): %v", client, uuid, err)
 	}
 	return rec
-}
-
-// SetField sets field i of f to a valid value of its kind.
-func SetField(f *record.Fields, i int) {
-	switch k := intake.Fields[i]; k.Kind {
-	case intake.KindNumber:
-		f.Set(i, k.Min+1)
-	case intake.KindBool:
-		f.Set(i, true)
-	default:
-		f.Set(i, "value of "+k.Name)
-	}
-}
-
-// PlainFields are the numbers of the fields a save may set freely: not the
-// key fields, and not the flags that raise events.
-func PlainFields() []int {
-	var out []int
-	for i, f := range intake.Fields {
-		switch f.Name {
-		case "assessmentType", "funnelID", "email", "patientUUID", "formCompleted", "assessmentCompleted":
-			continue
-		}
-		out = append(out, i)
-	}
-	return out
 }

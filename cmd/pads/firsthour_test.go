@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
+)
+
+// TestACorrectlySpelledCholesterolIsKeptAndANearMissIsNamed: the seed's
+// misspelled fields take their correct spellings, and a key one edit from
+// a field is answered with didYouMean beside ignoredFields.
+func TestACorrectlySpelledCholesterolIsKeptAndANearMissIsNamed(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	tok := s.token("acme", acmeKey, "storage")
+	r := s.save(tok, "sensitive", `{`+ada+`,"riskTotalCholesterol":190,"riskTriglycerides":130,"riskHdll":55,"colour":"blue"}`)
+	if r.status != 201 {
+		t.Fatalf("save: %d %s", r.status, r.raw)
+	}
+	ig, _ := r.body["ignoredFields"].([]any)
+	dym, _ := r.body["didYouMean"].(map[string]any)
+	if len(ig) != 2 || ig[0] != "colour" || ig[1] != "riskHdll" || len(dym) != 1 || dym["riskHdll"] != "riskHdl" {
+		t.Fatalf("ignoredFields %v, didYouMean %v; want the two unknown keys and riskHdll -> riskHdl", ig, dym)
+	}
+	if r = s.save(tok, "sensitive", `{`+ada+`,"riskHdl":55}`); r.status != 200 || r.body["didYouMean"] != nil {
+		t.Fatalf("a save without near misses: %d %s", r.status, r.raw)
+	}
+}
+
+// TestAnExpiredTokenSaysSoAndAForgedOneDoesNot: both answer the contract's
+// 401 Invalid token; only the expired one (signed by pads) says
+// error_description="token expired", and the log line names each reason.
+func TestAnExpiredTokenSaysSoAndAForgedOneDoesNot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pads.yaml")
+	os.WriteFile(path, []byte(testConfig(filepath.Join(dir, "data"))), 0o600)
+	s := startServerAt(t, path)
+	cfg, err := config.Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _, err := config.LoadKeys(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoHoursAgo := func() time.Time { return time.Now().Add(-2 * time.Hour) }
+	issue := func(secret []byte) string {
+		toks, err := auth.NewTokens(cfg.ServiceName, []auth.Key{{ID: keys.JWT[0].ID, Secret: secret}}, twoHoursAgo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := toks.Issue("acme", auth.AudienceStorage, time.Hour, config.DigestAPIKey(acmeKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	tests := []struct {
+		name, token, header, logged string
+	}{
+		{"expired", issue(keys.JWT[0].Secret), `Bearer error="invalid_token", error_description="token expired"`, `"refused":"token expired"`},
+		{"forged and expired", issue([]byte("not-the-key-of-this-pads-0123456789")), `Bearer error="invalid_token"`, `"refused":"invalid token`},
+	}
+	for _, tt := range tests {
+		r := s.save(tt.token, "non-sensitive", `{`+ada+`}`)
+		if r.status != 401 || r.body["message"] != "Invalid token" || r.header.Get("WWW-Authenticate") != tt.header {
+			t.Errorf("%s: %d %s, WWW-Authenticate %q; want 401 Invalid token and %q", tt.name, r.status, r.raw, r.header.Get("WWW-Authenticate"), tt.header)
+		}
+		id := r.header.Get("X-Request-Id")
+		waitFor(t, func() bool { return strings.Contains(s.logs.String(), id) })
+		for line := range strings.Lines(s.logs.String()) {
+			if strings.Contains(line, `"request_id":"`+id+`"`) && strings.Contains(line, `"msg":"request"`) && !strings.Contains(line, tt.logged) {
+				t.Errorf("%s: the request's log line lacks %s:\n%s", tt.name, tt.logged, line)
+			}
+		}
+	}
+}
+
+// TestTheOpenAPIDocumentIsServed: GET /openapi.yaml is docs/openapi.yaml,
+// the document the routes test keeps equal to what pads serves.
+func TestTheOpenAPIDocumentIsServed(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	want, err := os.ReadFile("../../docs/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.do("GET", "/openapi.yaml", nil, "")
+	if r.status != 200 || r.raw != string(want) || !strings.HasPrefix(r.header.Get("Content-Type"), "application/yaml") {
+		t.Fatalf("GET /openapi.yaml: %d %s, %d bytes (want %d)", r.status, r.header.Get("Content-Type"), len(r.raw), len(want))
+	}
+}

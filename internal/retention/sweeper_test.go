@@ -1,0 +1,99 @@
+package retention_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/retention"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// fakeStore sweeps batches of 2 until left is 0, and counts its calls.
+type fakeStore struct {
+	store.Lifecycle
+	locked   bool // another process holds the sweep
+	left     int
+	requests []store.SweepRequest
+}
+
+func (f *fakeStore) SweepLock(context.Context) (func(), bool, error) {
+	return func() {}, !f.locked, nil
+}
+
+func (f *fakeStore) Sweep(_ context.Context, r store.SweepRequest) (store.Swept, error) {
+	f.requests = append(f.requests, r)
+	n := min(f.left, 2)
+	f.left -= n
+	return store.Swept{Deliveries: n, More: f.left > 0}, nil
+}
+
+func (f *fakeStore) PendingKept(context.Context) ([]store.PendingKept, error) {
+	return []store.PendingKept{{DestinationRef: store.DestinationRef{ClientID: "acme", ID: "d1"}, Deliveries: 3}}, nil
+}
+
+type observed struct {
+	removed map[string]int
+	passes  map[string]int
+	kept    map[[2]string]int
+}
+
+func (o *observed) ObserveRemoved(kind string, n int)     { o.removed[kind] += n }
+func (o *observed) ObservePass(outcome string)            { o.passes[outcome]++ }
+func (o *observed) SetPendingKept(kept map[[2]string]int) { o.kept = kept }
+
+const cfgText = `
+clients:
+  - id: acme
+    apiKeys: [{key: acme-test-key-0123456789}]
+    funnels: [{id: acme-main}]
+    retention: {bodies: 1m, deliveries: 2m, records: 3m}
+`
+
+func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte(cfgText), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		locked   bool
+		calls    int
+		outcome  string
+		removed  int
+		keptSeen bool
+	}{
+		{"alone", false, 3, "ok", 5, true},
+		{"another process sweeps", true, 0, "skipped", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeStore{left: 5, locked: tt.locked}
+			o := &observed{removed: map[string]int{}, passes: map[string]int{}}
+			s := retention.New(f, func() *config.Config { return cfg }, o, slog.New(slog.DiscardHandler), retention.Options{Pause: time.Microsecond})
+			got, err := s.Pass(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.requests) != tt.calls || got.Deliveries != tt.removed || o.removed["deliveries"] != tt.removed || o.passes[tt.outcome] != 1 {
+				t.Fatalf("%d sweeps, %+v removed, observed %+v %+v", len(f.requests), got, o.removed, o.passes)
+			}
+			if (o.kept[[2]string{"acme", "d1"}] == 3) != tt.keptSeen {
+				t.Fatalf("pending kept %v", o.kept)
+			}
+			if tt.calls == 0 {
+				return
+			}
+			r := f.requests[0]
+			if acme := r.Retention("acme"); acme != (store.Retention{Bodies: time.Minute, Deliveries: 2 * time.Minute, Records: 3 * time.Minute}) {
+				t.Fatalf("acme's retention %+v", acme)
+			}
+			d := config.DefaultRetention()
+			if gone := r.Retention("removed-client"); gone != (store.Retention{Bodies: d.Bodies.D(), Deliveries: d.Deliveries.D()}) {
+				t.Fatalf("a removed client's retention %+v, want the defaults", gone)
+			}
+		})
+	}
+}

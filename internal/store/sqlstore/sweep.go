@@ -1,0 +1,341 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// The retention sweep's statements (docs/data-lifecycle.md, "How the
+// sweep runs"). Every walk reads an index in order and stops after its
+// batch: finished deliveries by client and finish time
+// (deliveries_finished), events by id, a client's records by id. Each
+// batch is read from the read pool, then written in one transaction of
+// the writer whose statements check again what the read found.
+const (
+	// sweepClients lists the clients with finished deliveries, one index
+	// probe per client (a skip scan both databases run as written).
+	sweepClients = `WITH RECURSIVE c(id) AS (
+		SELECT (SELECT client_id FROM deliveries WHERE state <> 'pending' ORDER BY client_id LIMIT 1)
+		UNION ALL
+		SELECT (SELECT client_id FROM deliveries WHERE state <> 'pending' AND client_id > c.id ORDER BY client_id LIMIT 1)
+		FROM c WHERE c.id IS NOT NULL)
+		SELECT id FROM c WHERE id IS NOT NULL`
+	// expiredDeliveries takes the client, the cutoff and the batch size.
+	expiredDeliveries = `SELECT id, event_id FROM deliveries WHERE client_id = ? AND state <> 'pending' AND updated_at < ?
+		ORDER BY client_id, updated_at, id LIMIT ?`
+	// finishedAfter takes the client, the cutoff, the cursor (at, at, id)
+	// and the batch size.
+	finishedAfter = `SELECT updated_at, id, event_id FROM deliveries WHERE client_id = ? AND state <> 'pending'
+		AND updated_at < ? AND (updated_at > ? OR (updated_at = ? AND id > ?))
+		ORDER BY client_id, updated_at, id LIMIT ?`
+	// clearBody takes the event id and the cutoff: the body goes once every
+	// delivery of the event was delivered before the cutoff (a pending or
+	// a failed one keeps it).
+	clearBody = `UPDATE events SET payload = NULL, fhir = NULL WHERE id = ? AND payload IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND (d.state <> 'delivered' OR d.updated_at >= ?))`
+	// clearAnswers takes the event id twice: the destinations' answers go
+	// with the event's body.
+	clearAnswers = `UPDATE attempts SET response = NULL WHERE response IS NOT NULL
+		AND delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)
+		AND EXISTS (SELECT 1 FROM events WHERE id = ? AND payload IS NULL)`
+	// eventsAfter takes the cursor and the batch size.
+	eventsAfter = `SELECT e.id, e.created_at, EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+		FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`
+	// recordsAfter takes the client, the cursor and the batch size.
+	recordsAfter = `SELECT r.id, r.created_at, r.updated_at,
+		EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = r.id AND d.state = 'pending')
+		FROM records r WHERE r.client_id = ? AND r.id > ? ORDER BY r.client_id, r.id LIMIT ?`
+	// getCursor and setCursor keep where a walk stopped, by client and
+	// walk: a time and an id.
+	getCursor = "SELECT at, id FROM retention_cursors WHERE client_id = ? AND walk = ?"
+	setCursor = `INSERT INTO retention_cursors (client_id, walk, at, id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (client_id, walk) DO UPDATE SET at = excluded.at, id = excluded.id`
+	// pendingKept counts the pending deliveries by destination.
+	pendingKept = "SELECT client_id, destination, count(*) FROM deliveries WHERE state = 'pending' GROUP BY client_id, destination"
+)
+
+// Sweep removes one batch of each kind of what r's retention says has
+// expired (store.Lifecycle.Sweep): per client, finished deliveries past
+// `deliveries` (with their attempts, and their events once no delivery is
+// left) and the bodies of events whose deliveries all ended past
+// `bodies`; events that never had a delivery, past the longest
+// `deliveries`; per client with a `records` retention, records not saved
+// since and with nothing pending.
+func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, error) {
+	var out store.Swept
+	clients, err := s.sweptClients(ctx, r.Clients)
+	if err != nil {
+		return out, fmt.Errorf("sweep: %w", err)
+	}
+	for _, c := range clients {
+		ret := r.Retention(c)
+		if err := s.expireDeliveries(ctx, c, r.Now.Add(-ret.Deliveries), r.Batch, &out); err != nil {
+			return out, fmt.Errorf("sweep deliveries: %w", err)
+		}
+		if err := s.clearBodies(ctx, c, r.Now.Add(-ret.Bodies), r.Batch, &out); err != nil {
+			return out, fmt.Errorf("sweep bodies: %w", err)
+		}
+	}
+	longest := r.Retention("").Deliveries
+	for _, c := range r.Clients {
+		longest = max(longest, r.Retention(c).Deliveries)
+	}
+	if err := s.expireLoneEvents(ctx, r.Now.Add(-longest), r.Batch, &out); err != nil {
+		return out, fmt.Errorf("sweep events: %w", err)
+	}
+	for _, c := range r.Clients {
+		if keep := r.Retention(c).Records; keep > 0 {
+			if err := s.expireRecords(ctx, c, r.Now.Add(-keep), r.Batch, &out); err != nil {
+				return out, fmt.Errorf("sweep records: %w", err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sweptClients are the clients of the config and those with finished
+// deliveries (a client removed from the config is swept with the
+// defaults), sorted.
+func (s *Shared) sweptClients(ctx context.Context, config []string) ([]string, error) {
+	withData, err := queryAll(ctx, s.db, func(sc Scanner) (string, error) {
+		var id string
+		err := sc.Scan(&id)
+		return id, err
+	}, sweepClients)
+	if err != nil {
+		return nil, err
+	}
+	clients := append(slices.Clone(config), withData...)
+	slices.Sort(clients)
+	return slices.Compact(clients), nil
+}
+
+func (s *Shared) expireDeliveries(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
+	type row struct{ id, event int64 }
+	rows, err := queryAll(ctx, s.db, func(sc Scanner) (row, error) {
+		var r row
+		err := sc.Scan(&r.id, &r.event)
+		return r, err
+	}, expiredDeliveries, client, cutoff.UnixNano(), batch)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	out.More = out.More || len(rows) == batch
+	ids, events := make([]any, 0, len(rows)), make([]int64, 0, len(rows))
+	for _, r := range rows {
+		ids, events = append(ids, r.id), append(events, r.event)
+	}
+	slices.Sort(events)
+	events = slices.Compact(events)
+	// Checked again as they are removed: a replay meanwhile made one
+	// pending, and it stays.
+	expired := "id IN (" + placeholders(len(ids)) + ") AND state <> 'pending' AND updated_at < ?"
+	args := append(ids, cutoff.UnixNano())
+	n, err := s.db.Write(ctx,
+		Stmt{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE " + expired + ")", args},
+		Stmt{"DELETE FROM deliveries WHERE " + expired, args},
+		Stmt{"DELETE FROM events WHERE id IN (" + placeholders(len(events)) +
+			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", anys(events)},
+	)
+	if err != nil {
+		return err
+	}
+	out.Attempts += int(n[0])
+	out.Deliveries += int(n[1])
+	out.Events += int(n[2])
+	return nil
+}
+
+// clearBodies walks a client's finished deliveries in the order they
+// finished, from where the last pass stopped, and removes the bodies of
+// their events once every delivery of the event was delivered before
+// cutoff. An event passed over (a delivery of it pending or failed) comes
+// round again when that delivery finishes, or goes with its last delivery.
+func (s *Shared) clearBodies(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
+	at, last, err := s.cursor(ctx, client, "bodies")
+	if err != nil {
+		return err
+	}
+	var events []int64
+	n := 0
+	err = eachRow(ctx, s.db, func(sc Scanner) error {
+		var event int64
+		n++
+		err := sc.Scan(&at, &last, &event)
+		events = append(events, event)
+		return err
+	}, finishedAfter, client, cutoff.UnixNano(), at, at, last, batch)
+	if err != nil || n == 0 {
+		return err
+	}
+	out.More = out.More || n == batch
+	slices.Sort(events)
+	events = slices.Compact(events)
+	stmts := make([]Stmt, 0, 2*len(events)+1)
+	for _, e := range events {
+		stmts = append(stmts, Stmt{clearBody, []any{e, cutoff.UnixNano()}}, Stmt{clearAnswers, []any{e, e}})
+	}
+	stmts = append(stmts, Stmt{setCursor, []any{client, "bodies", at, last}})
+	changed, err := s.db.Write(ctx, stmts...)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(events); i++ {
+		out.Bodies += int(changed[2*i])
+	}
+	return nil
+}
+
+// expireLoneEvents removes the events that never had a delivery (no
+// destination for their funnel's environment) once raised before cutoff.
+// The walk passes the events that have deliveries: their last delivery's
+// expiry takes them.
+func (s *Shared) expireLoneEvents(ctx context.Context, cutoff time.Time, batch int, out *store.Swept) error {
+	_, last, err := s.cursor(ctx, "", "events")
+	if err != nil {
+		return err
+	}
+	var lone []any
+	n, stop := 0, false
+	err = eachRow(ctx, s.db, func(sc Scanner) error {
+		var id, created int64
+		var delivered bool
+		if err := sc.Scan(&id, &created, &delivered); err != nil {
+			return err
+		}
+		if stop || created >= cutoff.UnixNano() {
+			stop = true // the walk goes on from here once these have expired
+			return nil
+		}
+		n++
+		last = id
+		if !delivered {
+			lone = append(lone, id)
+		}
+		return nil
+	}, eventsAfter, last, batch)
+	if err != nil || n == 0 {
+		return err
+	}
+	out.More = out.More || n == batch
+	stmts := []Stmt{{setCursor, []any{"", "events", 0, last}}}
+	if len(lone) > 0 {
+		stmts = append(stmts, Stmt{"DELETE FROM events WHERE id IN (" + placeholders(len(lone)) +
+			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", lone})
+	}
+	changed, err := s.db.Write(ctx, stmts...)
+	if err != nil {
+		return err
+	}
+	if len(lone) > 0 {
+		out.Events += int(changed[1])
+	}
+	return nil
+}
+
+// expireRecords walks a client's records by id and erases those not
+// saved since cutoff, unless one of their deliveries is pending. The walk
+// starts over once it reaches a record created after cutoff (no later one
+// can have expired) or the end.
+func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
+	_, last, err := s.cursor(ctx, client, "records")
+	if err != nil {
+		return err
+	}
+	var expired []any
+	n, restart := 0, false
+	err = eachRow(ctx, s.db, func(sc Scanner) error {
+		var id, created, updated int64
+		var pending bool
+		if err := sc.Scan(&id, &created, &updated, &pending); err != nil {
+			return err
+		}
+		n++
+		if restart || created >= cutoff.UnixNano() {
+			restart = true
+			return nil
+		}
+		last = id
+		if updated < cutoff.UnixNano() && !pending {
+			expired = append(expired, id)
+		}
+		return nil
+	}, recordsAfter, client, last, batch)
+	if err != nil {
+		return err
+	}
+	if restart || n < batch {
+		last = 0
+	}
+	out.More = out.More || (n == batch && !restart)
+	stmts := []Stmt{{setCursor, []any{client, "records", 0, last}}}
+	if len(expired) > 0 {
+		// Marked only if still expired and with nothing pending: a save or
+		// a replay since the read keeps the record.
+		cond := "r.id IN (" + placeholders(len(expired)) + ")"
+		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + placeholders(len(expired)) + `) AND updated_at < ?
+			AND NOT EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = records.id AND d.state = 'pending')`,
+			append(slices.Clone(expired), cutoff.UnixNano())}
+		stmts = append(stmts, mark)
+		stmts = append(stmts, eraseMarked(cond, expired)...)
+	}
+	changed, err := s.db.Write(ctx, stmts...)
+	if err != nil {
+		return err
+	}
+	if len(expired) > 0 {
+		e := erased(changed[2:])
+		out.Records += e.Records
+		out.Events += e.Events
+		out.Deliveries += e.Deliveries
+		out.Attempts += e.Attempts
+	}
+	return nil
+}
+
+// cursor returns where a walk stopped: (0, 0) at first.
+func (s *Shared) cursor(ctx context.Context, client, walk string) (at, id int64, err error) {
+	err = eachRow(ctx, s.db, func(sc Scanner) error { return sc.Scan(&at, &id) }, getCursor, client, walk)
+	return at, id, err
+}
+
+// PendingKept counts the pending deliveries of each destination
+// (store.Lifecycle.PendingKept).
+func (s *Shared) PendingKept(ctx context.Context) ([]store.PendingKept, error) {
+	out, err := queryAll(ctx, s.db, func(sc Scanner) (store.PendingKept, error) {
+		var p store.PendingKept
+		err := sc.Scan(&p.ClientID, &p.ID, &p.Deliveries)
+		return p, err
+	}, pendingKept)
+	if err != nil {
+		return nil, fmt.Errorf("pending kept: %w", err)
+	}
+	return out, nil
+}
+
+// eachRow runs q on db and calls fn for each row.
+func eachRow(ctx context.Context, db DB, fn func(Scanner) error, q string, args ...any) error {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func anys(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
