@@ -153,3 +153,38 @@ func TestAPatientSavedWithoutADestinationIsDeliveredOnceOneExists(t *testing.T) 
 		t.Fatalf("the destination got %d deliveries, want 2", len(rc.all()))
 	}
 }
+
+// TestTheAdminAPIDeliversAPatientAsTheCLIDoes: POST
+// /admin/patient-deliveries is the same operator action.
+func TestTheAdminAPIDeliversAPatientAsTheCLIDoes(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, nil)
+	path := deliveryConfig(t, "", "")
+	text := strings.Replace(readFile(t, path), "clients:", "admins:\n  - id: ops\n    apiKeys: [{key: "+opsKey+"}]\nclients:", 1)
+	os.WriteFile(path, []byte(text), 0o600)
+	s := startServerAt(t, path)
+	uuid := completeForm(t, s, s.token("acme", acmeKey, "storage"), "acme-main", "ada@example.com")
+	os.WriteFile(path, []byte(strings.Replace(text, "    destinations:\n      []\n", "    destinations:\n"+webhookDest(rc.srv.URL, "        id: late\n"), 1)), 0o600)
+	if out, err := runCLI("reload", "--config", path); err != nil {
+		t.Fatalf("pads reload: %v\n%s", err, out)
+	}
+	r := s.do("POST", "/admin/authenticate", jsonHeader, `{"username":"ops","password":"`+opsKey+`"}`)
+	admin := map[string]string{"Authorization": "Bearer " + r.body["token"].(string), "Content-Type": "application/json"}
+	tests := []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"client":"acme","patient":"` + uuid + `","destination":"late"}`, 200, `"enqueued":1`},
+		{`{"client":"acme","patient":"` + uuid + `","destination":"late"}`, 200, `"already":1`},
+		{`{"client":"acme","patient":"` + uuid + `","destination":"nowhere"}`, 404, "Unknown destination"},
+		{`{"client":"nobody","patient":"` + uuid + `","destination":"late"}`, 404, "Unknown client"},
+		{`{"client":"acme","patient":"` + uuid + `"}`, 400, "Body must be"},
+	}
+	for _, tt := range tests {
+		if r := s.do("POST", "/admin/patient-deliveries", admin, tt.body); r.status != tt.status || !strings.Contains(r.raw, tt.want) {
+			t.Errorf("%s: %d %s, want %d %s", tt.body, r.status, r.raw, tt.status, tt.want)
+		}
+	}
+	rc.wait(t, 1, 20*time.Second)
+}

@@ -21,6 +21,7 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/admin/replays", admin(d, handleReplayFailed(d)))
 	rt.handle("GET", "/admin/audit", admin(d, handleAuditLog(d)))
 	rt.handle("POST", "/admin/erasures", admin(d, handleErase(d)))
+	rt.handle("POST", "/admin/patient-deliveries", admin(d, handleDeliverPatient(d)))
 	rt.handle("GET", "/admin/destinations", admin(d, handleListDestinations(d)))
 	rt.handle("POST", "/admin/destinations/{client}/{id}/test", admin(d, handleTestDestination(d)))
 	rt.handle("POST", "/admin/destinations/{client}/{id}/pause", admin(d, handlePauseDestination(d)))
