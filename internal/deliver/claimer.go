@@ -36,6 +36,10 @@ type claimer struct {
 
 	mu    sync.Mutex
 	lanes map[store.DestinationRef]*lane
+	// windows keeps the window of a line that drained and was dropped:
+	// a destination whose line empties while a claim runs (the claim
+	// waited longer than the line lasted) is the one that needs it.
+	windows map[store.DestinationRef]int
 	// mine holds the ids of the deliveries queued or in flight here: a
 	// claim that returns one again (its lease ran out while it waited or
 	// ran) must not start it a second time.
@@ -54,21 +58,27 @@ type claimer struct {
 	due time.Time
 }
 
-// lane is one destination's claimed deliveries: at most PerDestination in
-// flight, and up to window more waiting in line (under lease) for a slot.
+// lane is one destination's claimed deliveries: at most slots in flight,
+// the rest waiting in line (under lease) for a slot.
 //
-// window is how far the claimer reads ahead for the destination: one
-// PerDestination at first, doubled (up to maxWindow) each time a full
-// claim finds the line starving (slots free, nothing waiting), halved
-// when a claim finds a whole window still waiting. A claim waits for the
-// writer's next commit, behind the saves: a destination that answers
-// faster than that needs more claimed ahead to keep its slots busy, and
-// one that answers slowly (or hangs) keeps one PerDestination waiting,
-// so few leases sit unused.
+// window is how far the claimer reads ahead for the destination: the line
+// claims again once what waits in it is down to a window, a window at a
+// time, and is full at two. A claim waits for the writer's next commit,
+// behind the saves; the window adapts so that what the destination takes
+// while a claim runs is between a quarter and three quarters of it:
+// doubled (up to maxWindow PerDestinations) when a full claim comes back
+// to less than a quarter of a window waiting, halved (down to one
+// PerDestination) when it comes back to three quarters or more. A
+// destination that answers slowly, or hangs, takes nothing meanwhile and
+// keeps one PerDestination waiting, so few leases sit unused.
 type lane struct {
 	busy   int
 	queue  []work
 	window int
+	// dry: the last claim that could serve the line found nothing more
+	// due for it. Its draining then wakes no claim (which would find
+	// nothing), until a save, a replay or an ended delivery hints it.
+	dry bool
 }
 
 // maxWindow bounds a line's read-ahead, in PerDestinations.
@@ -85,7 +95,7 @@ type work struct {
 func newClaimer(outbox store.Outbox, log *slog.Logger, opts Options, l *leases, hard context.Context) *claimer {
 	return &claimer{outbox: outbox, log: log, opts: opts, leases: l, hard: hard,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		lanes: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true}
+		lanes: map[store.DestinationRef]*lane{}, windows: map[store.DestinationRef]int{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true}
 }
 
 // hint records why the claimer is woken (destinations, or with none,
@@ -97,6 +107,9 @@ func (c *claimer) hint(destinations ...store.DestinationRef) {
 	}
 	for _, k := range destinations {
 		c.hinted[k] = true
+		if l, ok := c.lanes[k]; ok {
+			l.dry = false
+		}
 	}
 	c.mu.Unlock()
 	c.wake1()
@@ -236,14 +249,16 @@ func (c *claimer) round() (more, saturated bool) {
 	c.mu.Lock()
 	room := c.opts.Workers*2 - c.inflight - c.queued
 	var skip []store.DestinationRef
-	// At most one line's window: a line refilled at PerDestination (see
-	// free) then never overflows, so nothing claimed is released.
+	// At most one line's window: a line refilled at a window (see free)
+	// then never overflows, so nothing claimed is released.
 	limit := c.opts.PerDestination
+	var asked []store.DestinationRef
 	for key, l := range c.lanes {
 		if c.full(l) {
 			skip = append(skip, key)
 		} else {
 			limit = max(limit, c.window(l))
+			asked = append(asked, key)
 		}
 	}
 	c.mu.Unlock()
@@ -256,6 +271,7 @@ func (c *claimer) round() (more, saturated bool) {
 		c.log.Error("claim deliveries", "err", err)
 		return false, false
 	}
+	c.dried(asked, len(claimed) < limit)
 	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit)
 	if !ok {
 		return false, false
@@ -306,6 +322,18 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool) (over
 	return overflow, roomLeft, true
 }
 
+// dried marks the lines a claim could serve dry when it found less than
+// it asked for (nothing more is due for them), or not dry.
+func (c *claimer) dried(lines []store.DestinationRef, dry bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, key := range lines {
+		if l, ok := c.lanes[key]; ok {
+			l.dry = dry
+		}
+	}
+}
+
 // adapt resizes the window of each line a claim served, as it finds them
 // when the claim comes back (see lane). whole: the claim got all it asked
 // for (more is due). c.mu is held.
@@ -318,9 +346,9 @@ func (c *claimer) adapt(claimed []store.Claimed, whole bool) {
 		}
 		seen[l] = true
 		switch w := c.window(l); {
-		case whole && l.busy < c.opts.PerDestination && len(l.queue) == 0:
+		case whole && l.busy < c.slots() && 4*len(l.queue) < w:
 			l.window = min(2*w, maxWindow*c.opts.PerDestination)
-		case len(l.queue) >= w:
+		case 4*len(l.queue) >= 3*w:
 			l.window = max(w/2, c.opts.PerDestination)
 		}
 	}
@@ -334,26 +362,39 @@ func (c *claimer) window(l *lane) int {
 	return l.window
 }
 
-// full reports whether l holds PerDestination and its window, busy and
-// queued: claims skip it and release what they got for it.
+// full reports whether two windows wait in l: claims skip it and release
+// what they got for it.
 func (c *claimer) full(l *lane) bool {
-	return l.busy+len(l.queue) >= c.opts.PerDestination+c.window(l)
+	return len(l.queue) >= 2*c.window(l)
 }
 
 func (c *claimer) lane(key store.DestinationRef) *lane {
 	l, ok := c.lanes[key]
 	if !ok {
-		l = &lane{}
+		l = &lane{window: c.windows[key]}
 		c.lanes[key] = l
 	}
 	return l
+}
+
+// slots is how many attempts one destination may have in flight now:
+// PerDestination, or twice that while fewer than half the workers are
+// busy. A destination that answers fast then uses workers that would sit
+// idle (its round trips, not pads, bound its rate), and one that hangs
+// holds at most twice PerDestination of them, taken only while at least
+// half were free. c.mu is held.
+func (c *claimer) slots() int {
+	if c.inflight < c.opts.Workers/2 {
+		return 2 * c.opts.PerDestination
+	}
+	return c.opts.PerDestination
 }
 
 // startLocked starts the waiting deliveries that have a slot, one
 // destination's line at a time. c.mu is held.
 func (c *claimer) startLocked() {
 	for key, l := range c.lanes {
-		for len(l.queue) > 0 && l.busy < c.opts.PerDestination && c.inflight < c.opts.Workers {
+		for len(l.queue) > 0 && l.busy < c.slots() && c.inflight < c.opts.Workers {
 			w := l.queue[0]
 			l.queue = l.queue[1:]
 			l.busy++
@@ -362,7 +403,7 @@ func (c *claimer) startLocked() {
 			c.start(w)
 		}
 		if l.busy == 0 && len(l.queue) == 0 {
-			delete(c.lanes, key)
+			c.drop(key, l)
 		}
 	}
 }
@@ -373,9 +414,9 @@ func (c *claimer) free(destination store.DestinationRef) {
 	l := c.lane(destination)
 	l.busy--
 	c.inflight--
-	// Claim again only once the line has drained to one destination's
-	// worth, so claims come in batches rather than one per attempt.
-	refill := l.busy+len(l.queue) <= c.opts.PerDestination
+	// Claim again only once the line has drained to a window, so claims
+	// come in batches rather than one per attempt.
+	refill := len(l.queue) <= c.window(l) && !l.dry
 	select {
 	case <-c.stop: // stopping: the line is released, start nothing
 	default:
@@ -400,11 +441,24 @@ func (c *claimer) ended(ref store.DestinationRef) {
 	c.mu.Lock()
 	l, ok := c.lanes[ref]
 	idle := !ok || l.busy == 0 && len(l.queue) == 0
+	if ok {
+		l.dry = false
+	}
 	c.hinted[ref] = true
 	c.mu.Unlock()
 	if idle {
 		c.wake1()
 	}
+}
+
+// drop removes l, idle, from the lines, keeping its window. c.mu is held.
+func (c *claimer) drop(key store.DestinationRef, l *lane) {
+	if l.window > c.opts.PerDestination {
+		c.windows[key] = l.window
+	} else {
+		delete(c.windows, key)
+	}
+	delete(c.lanes, key)
 }
 
 // forget is told that the attempt of delivery id is over: a later claim
@@ -429,7 +483,7 @@ func (c *claimer) dropQueued() map[string][]int64 {
 		c.queued -= len(l.queue)
 		l.queue = nil
 		if l.busy == 0 {
-			delete(c.lanes, key)
+			c.drop(key, l)
 		}
 	}
 	return out

@@ -18,8 +18,9 @@ type Observer interface {
 // Options tune a Dispatcher; zero values take the defaults.
 type Options struct {
 	// PerDestination bounds the attempts in flight to one destination
-	// (default 32): a destination that hangs holds at most this many
-	// workers, so it never delays the others.
+	// (default 32), twice that while fewer than half the Workers are busy:
+	// a destination that hangs holds at most that many workers, so it
+	// never delays the others.
 	PerDestination int
 	// Workers bounds all attempts in flight (default 256).
 	Workers int
