@@ -320,57 +320,44 @@ func TestAHoldThatBreaksClaimsUnderANewOwner(t *testing.T) {
 	})
 }
 
-// A destination that hangs holds at most PerDestination attempts (twice
-// that while half the workers are free); the others' deliveries go out
-// meanwhile.
+// A destination that hangs holds at most PerDestination attempts; the
+// others' deliveries go out meanwhile.
 func TestAHangingDestinationDelaysNoOther(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name    string
-		workers int
-		slow    int
-	}{
-		{"workers to spare: twice PerDestination", 256, 8},
-		{"half the workers busy: PerDestination", 8, 4},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				o := newMemOutbox()
-				hangs := make(chan struct{})
-				var mu sync.Mutex
-				perDest := map[string]int{}
-				s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
-					mu.Lock()
-					perDest[d.Ref.ID]++
-					mu.Unlock()
-					if d.Ref.ID == "slow" {
-						<-hangs
-					}
-					return deliver.Result{StatusCode: 200}
-				})
-				for range 20 {
-					o.add("slow")
-				}
-				fast := []int64{o.add("fast"), o.add("fast")}
-				d := startDispatcher(o, s, nil, deliver.Options{PerDestination: 4, Workers: tt.workers})
-				advance(time.Second)
-				mu.Lock()
-				slow := perDest["slow"]
-				mu.Unlock()
-				close(hangs)
-				d.Stop(context.Background())
-				if slow != tt.slow {
-					t.Errorf("%d attempts to the hanging destination at once, want %d", slow, tt.slow)
-				}
-				for _, id := range fast {
-					if got := o.delivery(id).State; got != store.Delivered {
-						t.Errorf("delivery %d to the other destination: %s", id, got)
-					}
-				}
-			})
+	synctest.Test(t, func(t *testing.T) {
+		o := newMemOutbox()
+		hangs := make(chan struct{})
+		var mu sync.Mutex
+		perDest := map[string]int{}
+		s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+			mu.Lock()
+			perDest[d.Ref.ID]++
+			mu.Unlock()
+			if d.Ref.ID == "slow" {
+				<-hangs
+			}
+			return deliver.Result{StatusCode: 200}
 		})
-	}
+		for range 10 {
+			o.add("slow")
+		}
+		fast := []int64{o.add("fast"), o.add("fast")}
+		d := startDispatcher(o, s, nil, deliver.Options{PerDestination: 4})
+		advance(time.Second)
+		mu.Lock()
+		slow := perDest["slow"]
+		mu.Unlock()
+		close(hangs)
+		d.Stop(context.Background())
+		if slow != 4 {
+			t.Errorf("%d attempts to the hanging destination at once, want PerDestination (4)", slow)
+		}
+		for _, id := range fast {
+			if got := o.delivery(id).State; got != store.Delivered {
+				t.Errorf("delivery %d to the other destination: %s", id, got)
+			}
+		}
+	})
 }
 
 type senderFunc func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result
@@ -397,8 +384,7 @@ func TestNoAttemptStartsAfterAnErasureOfClaimedDeliveries(t *testing.T) {
 		for range 6 {
 			ids = append(ids, o.add("hook"))
 		}
-		// Workers 4: half of them busy, a destination has PerDestination.
-		d := startDispatcher(o, s, nil, deliver.Options{PerDestination: 2, Workers: 4})
+		d := startDispatcher(o, s, nil, deliver.Options{PerDestination: 2})
 		advance(time.Second)
 		if got := sent.Load(); got != 2 {
 			t.Fatalf("%d attempts in flight, want PerDestination (2)", got)

@@ -60,7 +60,7 @@ func testEnqueue(t *testing.T, o Opener) {
 	if err := json.Unmarshal(got[0].Payload, &body); err != nil || body["uuid"] != res.PatientUUID || body["firstName"] != "Ada" {
 		t.Fatalf("payload %s: %v", got[0].Payload, err)
 	}
-	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != Model {
+	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != suiteModel {
 		t.Fatalf("delivery %+v", got[0].Delivery)
 	}
 }
