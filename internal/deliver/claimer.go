@@ -97,7 +97,9 @@ type claimer struct {
 type lane struct {
 	// dry: the last claim that could serve the line found nothing more
 	// due for it. Its draining then wakes no claim (which would find
-	// nothing), until a save, a replay or an ended delivery hints it.
+	// nothing), until a save or a replay for it, or the line drains and
+	// is dropped (a record's next delivery, which waited for one of these
+	// to end, is claimed then, or at the poll).
 	dry    bool
 	busy   int
 	queue  []work
@@ -564,10 +566,10 @@ func (c *claimer) free(destination store.DestinationRef) {
 func (c *claimer) ended(ref store.DestinationRef) {
 	c.mu.Lock()
 	l, ok := c.lanes[ref]
+	// A dry line stays dry: were each delivery's end to wake a claim, a
+	// drained backlog's last attempts would each claim nothing. A line
+	// that has drained is dropped (free), so its next claim is asked.
 	idle := !ok || l.busy == 0 && len(l.queue) == 0
-	if ok {
-		l.dry = false
-	}
 	c.hinted[ref] = true
 	c.mu.Unlock()
 	if idle {
