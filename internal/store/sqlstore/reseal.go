@@ -13,12 +13,13 @@ import (
 const resealPage = 200
 
 // Reseal rewrites every record, event payload and saved answer not sealed
-// under the codec's first key, a page per transaction of the writer. It
-// reads each page outside the writer, so each rewrite changes its row
-// only if it still holds what was read: a record at the version read (a
-// save that rewrote it meanwhile sealed it under the first key already),
-// an event's payload and an attempt's answer as read (retention may have
-// removed them meanwhile, and a reseal must not bring them back).
+// under the codec's first key (and every record whose email index is of an
+// older form), a page per transaction of the writer. It reads each page
+// outside the writer, so each rewrite changes its row only if it still
+// holds what was read: a record at the version read (a save that rewrote
+// it meanwhile sealed it under the first key already), an event's payload
+// and an attempt's answer as read (retention may have removed them
+// meanwhile, and a reseal must not bring them back).
 func (s *Shared) Reseal(ctx context.Context) (store.ResealReport, error) {
 	var rep store.ResealReport
 	var err error
@@ -86,15 +87,16 @@ func (s *Shared) resealRecords(ctx context.Context, pg *page) error {
 	pg.seen, pg.savedMeanwhile = len(rows), true
 	for _, row := range rows {
 		pg.last = row.ID
-		if s.codec.Keys.KeyID(row.Sealed) == s.codec.Keys.PrimaryID() {
-			pg.byKey[s.codec.Keys.PrimaryID()]++
-			continue
-		}
 		rec, err := s.codec.OpenRecord(row)
 		if err != nil {
 			return err
 		}
-		// The email index is recomputed under the first key too.
+		if s.codec.Keys.KeyID(row.Sealed) == s.codec.Keys.PrimaryID() && s.codec.CurrentEmailIndex(row.EmailIndex, rec.Key.ClientID, emailOf(rec.Fields)) {
+			pg.byKey[s.codec.Keys.PrimaryID()]++
+			continue
+		}
+		// The email index is recomputed under the first key, and in its
+		// current form (scoped to the client), too.
 		resealed, err := s.codec.sealRecord(rec)
 		if err != nil {
 			return err
