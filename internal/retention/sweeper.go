@@ -20,7 +20,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultEvery = time.Minute
-	DefaultBatch = 500
+	DefaultBatch = 200
 	DefaultPause = 10 * time.Millisecond
 )
 
@@ -35,7 +35,10 @@ type Observer interface {
 type Options struct {
 	Every time.Duration // between passes
 	Batch int           // rows of each kind per batch
-	Pause time.Duration // between batches
+	// Pause is the least wait between batches; the wait is at least twice
+	// what the last batch took, so that the sweep holds the database's
+	// writer a third of the time at most.
+	Pause time.Duration
 	Now   func() time.Time
 }
 
@@ -122,7 +125,9 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 	cfg := s.config()
 	req := store.SweepRequest{Now: s.opts.Now(), Batch: s.opts.Batch, Clients: clientIDs(cfg), Retention: retentionOf(cfg)}
 	for {
+		began := time.Now()
 		got, err := s.store.Sweep(ctx, req)
+		took := time.Since(began)
 		s.observe(got)
 		add(&total, got)
 		if err != nil {
@@ -135,7 +140,7 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 		select {
 		case <-ctx.Done():
 			return total, ctx.Err()
-		case <-time.After(s.opts.Pause):
+		case <-time.After(max(s.opts.Pause, 2*took)):
 		}
 	}
 	kept, err := s.store.PendingKept(ctx)

@@ -32,16 +32,14 @@ const (
 	finishedAfter = `SELECT updated_at, id, event_id FROM deliveries WHERE client_id = ? AND state <> 'pending'
 		AND updated_at < ? AND (updated_at > ? OR (updated_at = ? AND id > ?))
 		ORDER BY client_id, updated_at, id LIMIT ?`
-	// clearBody takes the event id and the cutoff: the body goes once every
-	// delivery of the event was delivered before the cutoff (a pending or
-	// a failed one keeps it).
-	clearBody = `UPDATE events SET payload = NULL, fhir = NULL WHERE id = ? AND payload IS NOT NULL
+	// clearBodies' statements take the events' ids, then the cutoff: the
+	// bodies go once every delivery of the event was delivered before the
+	// cutoff (a pending or a failed one keeps them), and the destinations'
+	// answers go with them.
+	clearBodyOf = `UPDATE events SET payload = NULL, fhir = NULL WHERE id IN (%s) AND payload IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND (d.state <> 'delivered' OR d.updated_at >= ?))`
-	// clearAnswers takes the event id twice: the destinations' answers go
-	// with the event's body.
-	clearAnswers = `UPDATE attempts SET response = NULL WHERE response IS NOT NULL
-		AND delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)
-		AND EXISTS (SELECT 1 FROM events WHERE id = ? AND payload IS NULL)`
+	clearAnswersOf = `UPDATE attempts SET response = NULL WHERE response IS NOT NULL AND delivery_id IN
+		(SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.id IN (%s) AND e.payload IS NULL)`
 	// eventsAfter takes the cursor and the batch size.
 	eventsAfter = `SELECT e.id, e.created_at, EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
 		FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`
@@ -75,6 +73,9 @@ func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, 
 		ret := r.Retention(c)
 		if err := s.expireDeliveries(ctx, c, r.Now.Add(-ret.Deliveries), r.Batch, &out); err != nil {
 			return out, fmt.Errorf("sweep deliveries: %w", err)
+		}
+		if ret.Bodies >= ret.Deliveries {
+			continue // the deliveries' expiry takes the events, bodies and all
 		}
 		if err := s.clearBodies(ctx, c, r.Now.Add(-ret.Bodies), r.Batch, &out); err != nil {
 			return out, fmt.Errorf("sweep bodies: %w", err)
@@ -175,18 +176,15 @@ func (s *Shared) clearBodies(ctx context.Context, client string, cutoff time.Tim
 	out.More = out.More || n == batch
 	slices.Sort(events)
 	events = slices.Compact(events)
-	stmts := make([]Stmt, 0, 2*len(events)+1)
-	for _, e := range events {
-		stmts = append(stmts, Stmt{clearBody, []any{e, cutoff.UnixNano()}}, Stmt{clearAnswers, []any{e, e}})
-	}
-	stmts = append(stmts, Stmt{setCursor, []any{client, "bodies", at, last}})
-	changed, err := s.db.Write(ctx, stmts...)
+	in := placeholders(len(events))
+	changed, err := s.db.Write(ctx,
+		Stmt{fmt.Sprintf(clearBodyOf, in), append(anys(events), cutoff.UnixNano())},
+		Stmt{fmt.Sprintf(clearAnswersOf, in), anys(events)},
+		Stmt{setCursor, []any{client, "bodies", at, last}})
 	if err != nil {
 		return err
 	}
-	for i := 0; i < len(events); i++ {
-		out.Bodies += int(changed[2*i])
-	}
+	out.Bodies += int(changed[0])
 	return nil
 }
 
