@@ -25,12 +25,10 @@ type runner struct {
 	hard     context.Context // attempts run under it; cancelled past the grace
 	lanes    *claimer
 	attempts sync.WaitGroup
-}
-
-// start runs an attempt of w in its own goroutine.
-func (r *runner) start(w work) {
-	r.attempts.Add(1)
-	go r.attempt(w)
+	// starting holds the attempts about to start, for the lease check
+	// (see checkLoop); quit ends checkLoop.
+	starting chan work
+	quit     chan struct{}
 }
 
 // check is what is known to fail before any send: a destination this
@@ -92,14 +90,6 @@ func (r *runner) attempt(w work) {
 			}
 		}
 	}()
-	if !r.held(w) {
-		// Erased with its patient (or taken over) since it was claimed: no
-		// attempt, nothing to record.
-		r.lanes.free(c.Ref())
-		freed = true
-		r.lanes.ended(c.Ref())
-		return
-	}
 	dest, _ := r.resolve(c.Ref())
 	n := c.Attempts + 1
 	start := r.opts.Now()
@@ -132,23 +122,6 @@ func (r *runner) attempt(w work) {
 		r.log.Warn("delivery failed", "delivery_id", c.ID, "message_id", c.MessageID, "client", c.Key.ClientID,
 			"destination", c.Destination, "data_type", string(c.DataType), "attempts", n, "error_class", res.ErrorClass)
 	}
-}
-
-// held asks the store, just before an attempt, whether w is still this
-// process's to try: an erasure removes its patient's pending deliveries,
-// claimed ones included, and returns only once no attempt can start. When
-// the store cannot answer, the attempt goes ahead, as it did before the
-// check: the database an erasure writes to is the one that did not
-// answer, and the attempt's record will wait for it.
-func (r *runner) held(w work) bool {
-	ctx, cancel := context.WithTimeout(r.hard, 5*time.Second)
-	defer cancel()
-	ok, err := r.outbox.Held(ctx, w.owner, w.ID)
-	if err != nil {
-		r.log.Warn("check a claimed delivery before its attempt", "delivery_id", w.ID, "err", err)
-		return true
-	}
-	return ok
 }
 
 // finish records an attempt, trying again while the database is away

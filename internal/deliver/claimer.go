@@ -55,11 +55,24 @@ type claimer struct {
 }
 
 // lane is one destination's claimed deliveries: at most PerDestination in
-// flight, up to as many again waiting in line (under lease) for a slot.
+// flight, and up to window more waiting in line (under lease) for a slot.
+//
+// window is how far the claimer reads ahead for the destination: one
+// PerDestination at first, doubled (up to maxWindow) each time a full
+// claim finds the line starving (slots free, nothing waiting), halved
+// when a claim finds a whole window still waiting. A claim waits for the
+// writer's next commit, behind the saves: a destination that answers
+// faster than that needs more claimed ahead to keep its slots busy, and
+// one that answers slowly (or hangs) keeps one PerDestination waiting,
+// so few leases sit unused.
 type lane struct {
-	busy  int
-	queue []work
+	busy   int
+	queue  []work
+	window int
 }
+
+// maxWindow bounds a line's read-ahead, in PerDestinations.
+const maxWindow = 8
 
 // work is a claimed delivery and the owner it was claimed under: an
 // attempt records itself under that owner, whatever the process's owner
@@ -223,24 +236,27 @@ func (c *claimer) round() (more, saturated bool) {
 	c.mu.Lock()
 	room := c.opts.Workers*2 - c.inflight - c.queued
 	var skip []store.DestinationRef
+	// At most one line's window: a line refilled at PerDestination (see
+	// free) then never overflows, so nothing claimed is released.
+	limit := c.opts.PerDestination
 	for key, l := range c.lanes {
 		if c.full(l) {
 			skip = append(skip, key)
+		} else {
+			limit = max(limit, c.window(l))
 		}
 	}
 	c.mu.Unlock()
 	if room <= 0 {
 		return false, true
 	}
-	// At most one destination's worth: a line refilled at PerDestination
-	// (see free) then never overflows, so nothing claimed is released.
-	limit := min(room, c.opts.PerDestination)
+	limit = min(room, limit)
 	claimed, err := c.outbox.Claim(c.hard, c.request(owner, limit, skip))
 	if err != nil {
 		c.log.Error("claim deliveries", "err", err)
 		return false, false
 	}
-	overflow, roomLeft, ok := c.queue(owner, claimed)
+	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit)
 	if !ok {
 		return false, false
 	}
@@ -263,12 +279,13 @@ func (c *claimer) round() (more, saturated bool) {
 // served has room left, and false when owner is no longer the one held:
 // the hold broke while the claim ran, and the claim's leases go to
 // whoever takes them over.
-func (c *claimer) queue(owner string, claimed []store.Claimed) (overflow []int64, roomLeft, ok bool) {
+func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool) (overflow []int64, roomLeft, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if now, held := c.leases.current(); !held || now != owner {
 		return nil, false, false
 	}
+	c.adapt(claimed, whole)
 	for _, cl := range claimed {
 		if c.mine[cl.ID] {
 			continue // already here: its lease ran out while it waited or ran
@@ -289,9 +306,39 @@ func (c *claimer) queue(owner string, claimed []store.Claimed) (overflow []int64
 	return overflow, roomLeft, true
 }
 
-// full reports whether l holds two destinations' worth, busy and queued:
-// claims skip it and release what they got for it.
-func (c *claimer) full(l *lane) bool { return l.busy+len(l.queue) >= 2*c.opts.PerDestination }
+// adapt resizes the window of each line a claim served, as it finds them
+// when the claim comes back (see lane). whole: the claim got all it asked
+// for (more is due). c.mu is held.
+func (c *claimer) adapt(claimed []store.Claimed, whole bool) {
+	seen := map[*lane]bool{}
+	for _, cl := range claimed {
+		l := c.lane(cl.Ref())
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		switch w := c.window(l); {
+		case whole && l.busy < c.opts.PerDestination && len(l.queue) == 0:
+			l.window = min(2*w, maxWindow*c.opts.PerDestination)
+		case len(l.queue) >= w:
+			l.window = max(w/2, c.opts.PerDestination)
+		}
+	}
+}
+
+// window is l's read-ahead (see lane).
+func (c *claimer) window(l *lane) int {
+	if l.window == 0 {
+		return c.opts.PerDestination
+	}
+	return l.window
+}
+
+// full reports whether l holds PerDestination and its window, busy and
+// queued: claims skip it and release what they got for it.
+func (c *claimer) full(l *lane) bool {
+	return l.busy+len(l.queue) >= c.opts.PerDestination+c.window(l)
+}
 
 func (c *claimer) lane(key store.DestinationRef) *lane {
 	l, ok := c.lanes[key]

@@ -98,7 +98,8 @@ func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sen
 	hard, cancel := context.WithCancel(context.Background())
 	l := newLeases(outbox, log, opts.TakeOverEvery, hard)
 	c := newClaimer(outbox, log, opts, l, hard)
-	r := &runner{outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts, hard: hard, lanes: c}
+	r := &runner{outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts, hard: hard, lanes: c,
+		starting: make(chan work, 2*opts.Workers), quit: make(chan struct{})}
 	c.start = r.start
 	l.held = func() { c.hint() }
 	l.tookOver = func() { c.hint() }
@@ -114,6 +115,7 @@ func (d *Dispatcher) Notify(destinations ...store.DestinationRef) { d.claims.hin
 // Start runs the dispatcher until Stop.
 func (d *Dispatcher) Start() {
 	d.leases.Start()
+	go d.runner.checkLoop()
 	go d.claims.run()
 }
 
@@ -138,5 +140,6 @@ func (d *Dispatcher) Stop(ctx context.Context) {
 		<-done
 	}
 	d.cancel()
+	close(d.runner.quit)
 	d.leases.Stop()
 }

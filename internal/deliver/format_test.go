@@ -47,8 +47,8 @@ func (o *onceOutbox) done() map[int64]store.Finished {
 	return out
 }
 
-func (o *onceOutbox) Held(context.Context, string, int64) (bool, error) { return true, nil }
-func (o *onceOutbox) Release(context.Context, string, []int64) error    { return nil }
+func (o *onceOutbox) Held(_ context.Context, _ string, ids []int64) ([]int64, error) { return ids, nil }
+func (o *onceOutbox) Release(context.Context, string, []int64) error                 { return nil }
 func (o *onceOutbox) HoldOwner(context.Context, string) (store.OwnerHold, error) {
 	return noHold{}, nil
 }

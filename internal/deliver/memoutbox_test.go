@@ -190,11 +190,16 @@ func (o *memOutbox) NextDue(ctx context.Context, after time.Time) (time.Time, bo
 	return at, !at.IsZero(), nil
 }
 
-func (o *memOutbox) Held(ctx context.Context, owner string, id int64) (bool, error) {
+func (o *memOutbox) Held(ctx context.Context, owner string, ids []int64) ([]int64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	d := o.ds[id-1]
-	return !d.erased && d.State == store.Pending && d.owner == owner, nil
+	var out []int64
+	for _, id := range ids {
+		if d := o.ds[id-1]; !d.erased && d.State == store.Pending && d.owner == owner {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // erase removes delivery id as an erasure of its patient does, leased or

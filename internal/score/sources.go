@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/pads-dev/pads/internal/record"
 )
@@ -184,7 +185,7 @@ func SmokerOf(status *string) *bool {
 	if status == nil {
 		return nil
 	}
-	s := strings.Join(strings.Fields(strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(*status))), " ")
+	s := words(*status)
 	has := func(words ...string) bool {
 		for _, w := range words {
 			if strings.Contains(s, w) {
@@ -200,4 +201,25 @@ func SmokerOf(status *string) *bool {
 		return new(true)
 	}
 	return nil
+}
+
+// words is s lower-cased, with '-' and '_' read as spaces and each run of
+// spaces as one, trimmed: "Ex-Smoker " is "ex smoker". One allocation:
+// the request decoder reads every status sent.
+func words(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for _, r := range s {
+		if r == '-' || r == '_' || unicode.IsSpace(r) {
+			gap = b.Len() > 0
+			continue
+		}
+		if gap {
+			b.WriteByte(' ')
+			gap = false
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }

@@ -89,3 +89,17 @@ func TestOneQuantityOneValue(t *testing.T) {
 		}
 	}
 }
+
+func TestSmokingStatusWords(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"Ex-Smoker ": "false", "  CURRENT__smoker": "true", "non smoker": "false",
+		"Never": "false", "yes": "true", "no": "false", "quit 2019": "false", "daily": "true", "vapes": "<nil>", "": "<nil>"} {
+		got := "<nil>"
+		if v := score.SmokerOf(&in); v != nil {
+			got = map[bool]string{true: "true", false: "false"}[*v]
+		}
+		if got != want {
+			t.Errorf("SmokerOf(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -19,12 +19,12 @@ type Outbox interface {
 	// changes only while the attempt's owner still holds the lease; the
 	// attempt is recorded either way.
 	Finish(ctx context.Context, f Finished) error
-	// Held reports whether owner still holds the lease of delivery id and
-	// the delivery is still pending: false once the delivery was erased
-	// with its patient (or its lease taken over). The dispatcher asks just
-	// before each attempt, so that no attempt starts after an erasure
-	// returned, even in a process that had claimed the delivery.
-	Held(ctx context.Context, owner string, id int64) (bool, error)
+	// Held returns those of ids whose lease owner still holds and that
+	// are still pending: not once a delivery was erased with its patient
+	// (or its lease taken over). The dispatcher asks just before attempts
+	// start, so that no attempt starts after an erasure returned, even in
+	// a process that had claimed the delivery.
+	Held(ctx context.Context, owner string, ids []int64) ([]int64, error)
 	// Release drops owner's leases on ids that were claimed but not tried,
 	// so they are due at once (a graceful shutdown).
 	Release(ctx context.Context, owner string, ids []int64) error

@@ -108,7 +108,7 @@ func main() {
 	if *expire {
 		downRetention = "    retention: {bodies: 1m, deliveries: 1m}\n"
 	}
-	bases, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending, *history)
+	bases, pids, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending, *history)
 	defer stop()
 	atExit = append([]func(){stop}, atExit...) // pads first, then its database
 	tok := token(bases[0])                     // the processes share their keys: it is good on each
@@ -146,7 +146,7 @@ func main() {
 			}
 		})
 	}
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuOf(pids)
 	sent := 0
 	for time.Since(start) < *dur {
 		if *rate > 0 {
@@ -170,6 +170,7 @@ func main() {
 			break
 		}
 	}
+	cpu := cpuOf(pids) - cpuStart
 	mu.Lock()
 	defer mu.Unlock()
 	var lat []time.Duration
@@ -209,6 +210,10 @@ func main() {
 		return saveTook[min(len(saveTook)-1, int(float64(len(saveTook))*p))].Round(100 * time.Microsecond)
 	}
 	fmt.Printf("save sent -> answered: p50 %v  p99 %v\n", savePct(0.5), savePct(0.99))
+	if len(lat) > 0 {
+		fmt.Printf("pads CPU: %v, %.3f ms per delivered event (its save included)\n",
+			cpu.Round(10*time.Millisecond), float64(cpu)/float64(len(lat))/float64(time.Millisecond))
+	}
 	if *pending > 0 {
 		fmt.Printf("backlog: %d pending for a destination answering 500; %d attempts at it during the run\n", *pending, down.Load())
 	}
@@ -266,12 +271,13 @@ func verify(key []byte, h http.Header, body []byte) bool {
 // one's data dir when ""), sharing their secrets, after queueing pending
 // deliveries for the destination that is down, and returns their base
 // URLs and what stops them.
-func startPads(bin, receiver, database string, n, pending, history int) ([]string, func()) {
+func startPads(bin, receiver, database string, n, pending, history int) ([]string, []int, func()) {
 	dir, err := os.MkdirTemp("", "pads-e2e-")
 	if err != nil {
 		fatal(err)
 	}
 	var bases []string
+	var pids []int
 	var cmds []*exec.Cmd
 	stop := func() {
 		for _, cmd := range cmds {
@@ -335,6 +341,7 @@ clients:
 			fatal(err)
 		}
 		cmds = append(cmds, cmd)
+		pids = append(pids, cmd.Process.Pid)
 		base := "http://127.0.0.1:" + strconv.Itoa(port)
 		for range 200 {
 			if resp, err := http.Get(base + "/healthz"); err == nil {
@@ -345,7 +352,29 @@ clients:
 		}
 		bases = append(bases, base)
 	}
-	return bases, stop
+	return bases, pids, stop
+}
+
+// cpuOf is the CPU time (user and system) the processes have used so far,
+// from /proc (Linux; zero elsewhere).
+func cpuOf(pids []int) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return 0
+		}
+		// Fields after the command's closing parenthesis: state is the
+		// first, utime and stime the 12th and 13th, in clock ticks (100/s).
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 {
+			return 0
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(u+s) * 10 * time.Millisecond
+	}
+	return total
 }
 
 // queueBacklog queues n pending deliveries (or, when delivered, n

@@ -42,9 +42,12 @@ func ContentType(format string) string {
 type Sender struct {
 	service   string // "Pads" in X-Pads-Signature
 	userAgent string
-	client    *http.Client // SSRF-guarded
-	open      *http.Client // for allowPrivateNetworks
-	tokens    *tokens
+	// named are the X-<Service>-* header names, canonical, made once:
+	// every attempt sets them.
+	named  struct{ signature, event, attempt, model string }
+	client *http.Client // SSRF-guarded
+	open   *http.Client // for allowPrivateNetworks
+	tokens *tokens
 }
 
 var _ deliver.Reloader = (*Sender)(nil)
@@ -52,13 +55,16 @@ var _ deliver.Reloader = (*Sender)(nil)
 // NewSender returns a Sender. serviceName names the X-<ServiceName>-*
 // headers.
 func NewSender(serviceName, version string) *Sender {
-	return &Sender{
+	s := &Sender{
 		service:   strings.ToUpper(serviceName[:1]) + serviceName[1:],
 		userAgent: "pads/" + version,
 		client:    egress.NewClient(true),
 		open:      egress.NewClient(false),
 		tokens:    &tokens{byDest: map[store.DestinationRef]*tokenSource{}, now: time.Now},
 	}
+	name := func(suffix string) string { return http.CanonicalHeaderKey("X-" + s.service + "-" + suffix) }
+	s.named.signature, s.named.event, s.named.attempt, s.named.model = name("Signature"), name("Event"), name("Attempt"), name("Model")
+	return s
 }
 
 // Reload drops the OAuth2 tokens of destinations that are gone or whose
@@ -102,20 +108,21 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 	if err := s.authorize(req, hc, d); err != nil {
 		return deliver.Result{ErrorClass: ClassAuth}, false
 	}
-	ts := strconv.FormatInt(m.Timestamp.Unix(), 10)
-	h.Set("Content-Type", ContentType(m.Format))
-	h.Set("User-Agent", s.userAgent)
-	h.Set("webhook-id", m.ID)
-	h.Set("webhook-timestamp", ts)
+	// Canonical names, set without Header.Set's canonicalizing: the
+	// Standard Webhooks headers go out as Webhook-Id and so on, as Set
+	// would send them (header names are case-insensitive).
+	h["Content-Type"] = []string{ContentType(m.Format)}
+	h["User-Agent"] = []string{s.userAgent}
+	h["Webhook-Id"] = []string{m.ID}
+	h["Webhook-Timestamp"] = []string{strconv.FormatInt(m.Timestamp.Unix(), 10)}
 	if keys := d.SigningKeys(m.Timestamp); len(keys) > 0 {
-		sig := Sign(keys, m.ID, m.Timestamp, m.Body)
-		h.Set("webhook-signature", sig)
-		h.Set("X-"+s.service+"-Signature", sig)
+		sig := []string{Sign(keys, m.ID, m.Timestamp, m.Body)}
+		h["Webhook-Signature"], h[s.named.signature] = sig, sig
 	}
-	h.Set("X-"+s.service+"-Event", string(m.DataType))
-	h.Set("X-"+s.service+"-Attempt", strconv.Itoa(m.Attempt))
+	h[s.named.event] = []string{string(m.DataType)}
+	h[s.named.attempt] = []string{strconv.Itoa(m.Attempt)}
 	if m.Model != "" { // a test send or an operator event has no results
-		h.Set("X-"+s.service+"-Model", m.Model)
+		h[s.named.model] = []string{m.Model}
 	}
 
 	resp, err := hc.Do(req)

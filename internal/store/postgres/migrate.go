@@ -4,13 +4,11 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -36,40 +34,27 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	ms, err := sqlstore.Migrations(migrations)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migrate: bad migration name %s", base)
-		}
-		var n int
-		if err := conn.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = $1", version).Scan(&n); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		if n > 0 {
-			continue
-		}
-		text, _ := migrations.ReadFile(name)
-		tx, err := conn.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, string(text)); err != nil {
-			tx.Rollback(ctx)
-			return fmt.Errorf("migrate %s: %w", base, err)
-		}
-		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", version, time.Now().UnixNano()); err != nil {
-			tx.Rollback(ctx)
-			return fmt.Errorf("migrate %s: %w", base, err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return fmt.Errorf("migrate %s: %w", base, err)
-		}
+	return sqlstore.Migrate(ctx, ms, func(ctx context.Context, fn func(sqlstore.MigrationTx) error) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(migrationTx{tx}) })
+	})
+}
+
+// migrationTx is sqlstore.MigrationTx on a pgx transaction.
+type migrationTx struct{ tx pgx.Tx }
+
+func (t migrationTx) Exec(ctx context.Context, q string, args ...any) error {
+	if len(args) == 0 { // a migration's file: several statements, no placeholders
+		_, err := t.tx.Exec(ctx, q)
+		return err
 	}
-	return nil
+	_, err := t.tx.Exec(ctx, sqlstore.Rebind(q), args...)
+	return err
+}
+
+func (t migrationTx) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	return t.tx.QueryRow(ctx, sqlstore.Rebind(q), args...)
 }

@@ -5,11 +5,8 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
+
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -23,49 +20,35 @@ func migrate(ctx context.Context, conn *sql.Conn) error {
 		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	ms, err := sqlstore.Migrations(migrations)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migrate: bad migration name %s", base)
+	return sqlstore.Migrate(ctx, ms, func(ctx context.Context, fn func(sqlstore.MigrationTx) error) (err error) {
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return err
 		}
-		if err := apply(ctx, conn, version, name); err != nil {
-			return fmt.Errorf("migrate %s: %w", base, err)
+		defer func() {
+			if err != nil {
+				conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			}
+		}()
+		if err := fn(migrationTx{conn}); err != nil {
+			return err
 		}
-	}
-	return nil
+		_, err = conn.ExecContext(ctx, "COMMIT")
+		return err
+	})
 }
 
-func apply(ctx context.Context, conn *sql.Conn, version int, name string) (err error) {
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-	var n int
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", version).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		text, err := migrations.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if _, err := conn.ExecContext(ctx, string(text)); err != nil {
-			return err
-		}
-		if _, err := conn.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", version, time.Now().UnixNano()); err != nil {
-			return err
-		}
-	}
-	_, err = conn.ExecContext(ctx, "COMMIT")
+// migrationTx is sqlstore.MigrationTx on the writer's connection.
+type migrationTx struct{ conn *sql.Conn }
+
+func (t migrationTx) Exec(ctx context.Context, q string, args ...any) error {
+	_, err := t.conn.ExecContext(ctx, q, args...)
 	return err
+}
+
+func (t migrationTx) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	return t.conn.QueryRowContext(ctx, q, args...)
 }

@@ -41,6 +41,7 @@ type Store struct {
 	readDB  *sql.DB
 	byKey   *sql.Stmt // on readDB
 	byEmail *sql.Stmt // on readDB, with one index per key
+	held    *sql.Stmt // on readDB: Outbox.Held, before attempts
 	w       *writer
 	ckpt    *checkpointer
 	closed  atomic.Bool
@@ -184,7 +185,10 @@ func (s *Store) prepareReads(ctx context.Context) error {
 	if s.byKey, err = s.readDB.PrepareContext(ctx, selectRow+" WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?"); err != nil {
 		return err
 	}
-	s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, len(s.cfg.Keys.Indexes(""))))
+	if s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, len(s.cfg.Keys.Indexes("")))); err != nil {
+		return err
+	}
+	s.held, err = s.readDB.PrepareContext(ctx, held)
 	return err
 }
 
@@ -271,6 +275,7 @@ func (s *Store) Close() error {
 	s.ckpt.stop()
 	s.byKey.Close()
 	s.byEmail.Close()
+	s.held.Close()
 	return errors.Join(s.readDB.Close(), s.writeDB.Close())
 }
 

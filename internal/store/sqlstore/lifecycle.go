@@ -8,17 +8,6 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-// Held reports whether owner still holds pending delivery id
-// (store.Outbox.Held).
-func (s *Shared) Held(ctx context.Context, owner string, id int64) (bool, error) {
-	var n int
-	err := s.db.QueryRow(ctx, "SELECT count(*) FROM deliveries WHERE id = ? AND lease_owner = ? AND state = 'pending'", id, owner).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("held: %w", err)
-	}
-	return n == 1, nil
-}
-
 // patientCond selects p's records among records aliased r (r.), with its
 // arguments: by uuid every assessment type, by email every blind index
 // the email may be stored under.

@@ -155,13 +155,13 @@ func testErasureCancelsClaimed(t *testing.T, o Opener) {
 		t.Fatal("nothing claimed")
 	}
 	c := got[0]
-	if held, err := h.Held(ctx, "p", c.ID); err != nil || !held {
+	if held, err := h.Held(ctx, "p", []int64{c.ID}); err != nil || len(held) != 1 {
 		t.Fatalf("Held before erasure = %v, %v", held, err)
 	}
 	if n := erase(t, h, store.Patient{ClientID: "acme", PatientUUID: uuidA}); n.Cancelled != 4 {
 		t.Fatalf("erased %+v, want its 4 pending deliveries (%d of them claimed) cancelled", n, len(got))
 	}
-	if held, err := h.Held(ctx, "p", c.ID); err != nil || held {
+	if held, err := h.Held(ctx, "p", []int64{c.ID}); err != nil || len(held) != 0 {
 		t.Fatalf("Held after erasure = %v, %v: the attempt would start", held, err)
 	}
 	// The attempt in flight at the erasure ends: it is not recorded, and

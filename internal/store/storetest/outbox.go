@@ -20,6 +20,7 @@ var outboxTests = []test{
 	{"ConcurrentClaimersNeverShareADelivery", testConcurrentClaims},
 	{"ARecordsDeliveriesGoInOrderPerDestination", testRecordOrder},
 	{"AnUnorderedDestinationTakesThemAsTheyCome", testUnordered},
+	{"HeldAnswersTheOwnersPendingLeases", testHeld},
 }
 
 // enqueue saves a completed form for a new patient of acme, enqueuing one
