@@ -33,7 +33,7 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	fs := newFlags("deliveries "+args[0], stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	var status, client, since string
+	var status, client, since, patient, destination, assessment string
 	var limit int
 	var failed bool
 	switch args[0] {
@@ -45,7 +45,10 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	case "replay":
 		fs.BoolVar(&failed, "failed", false, "every failed delivery updated since --since")
 		fs.StringVar(&since, "since", "", "with --failed: RFC 3339 time or a duration ago (e.g. 24h)")
-		fs.StringVar(&client, "client", "", "with --failed: only this client's deliveries")
+		fs.StringVar(&client, "client", "", "with --failed: only this client's deliveries; with --patient: the patient's client")
+		fs.StringVar(&patient, "patient", "", "deliver this patient's results (uuid) to --destination: each one it has not had")
+		fs.StringVar(&destination, "destination", "", "with --patient: the id of the client's destination")
+		fs.StringVar(&assessment, "assessment-type", "", "with --patient: only the record of this assessment type (default: every one)")
 	default:
 		return errUsage
 	}
@@ -53,7 +56,11 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	ops, closeStore, err := operatorForCLI(ctx, *configPath, getenv, stderr)
+	open := operatorForCLI
+	if patient != "" {
+		open = patientOperator // names the patient in the audit log by a keyed reference
+	}
+	ops, closeStore, err := open(ctx, *configPath, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -81,6 +88,13 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		printDelivery(stdout, d, attempts)
 		return nil
+	}
+	if patient != "" || destination != "" {
+		if failed || len(pos) > 0 || client == "" || patient == "" || destination == "" {
+			return usageOf(fs.FlagSet)
+		}
+		return deliverPatient(ctx, ops, actor, operator.PatientDelivery{ClientID: client, PatientUUID: patient,
+			AssessmentType: assessment, Destination: destination}, stdout)
 	}
 	var n int
 	if failed {
@@ -236,4 +250,27 @@ func printDelivery(w io.Writer, d store.Delivery, attempts []store.Attempt) {
 			a.Duration.Round(time.Microsecond), status, a.ErrorClass, a.Owner, a.Response)
 	}
 	tw.Flush()
+}
+
+// deliverPatient runs pads deliveries replay --client ID --patient UUID
+// --destination ID: the patient's results the destination never had.
+func deliverPatient(ctx context.Context, ops *operator.Service, actor string, d operator.PatientDelivery, stdout io.Writer) error {
+	n, err := ops.DeliverPatient(ctx, actor, d)
+	switch {
+	case errors.Is(err, operator.ErrUnknownClient):
+		return fmt.Errorf("no client %q in the config", d.ClientID)
+	case errors.Is(err, operator.ErrNoDestination):
+		return fmt.Errorf("client %q has no destination %q in the config: add it and reload first", d.ClientID, d.Destination)
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("client %q has no record of patient %s", d.ClientID, d.PatientUUID)
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(stdout, "%d results of the patient through the destination's environment: %d enqueued for %s, %d had a delivery there already",
+		n.Events, n.Enqueued, d.Destination, n.Already)
+	if n.Gone > 0 {
+		fmt.Fprintf(stdout, ", %d no longer have a body (retention)", n.Gone)
+	}
+	fmt.Fprintln(stdout)
+	return nil
 }

@@ -247,14 +247,17 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 	}
 	a.dests = deliver.NewDestinations(cfg, senders)
 	a.dispatcher = deliver.NewDispatcher(a.store, a.dests.Resolve, senders, logger, a.metrics, deliver.Options{
-		Lease:     cfg.Limits.DeliveryLease.D(),
-		Unordered: a.dests.Unordered,
+		Lease:              cfg.Limits.DeliveryLease.D(),
+		Unordered:          a.dests.Unordered,
+		ClientDestinations: a.dests.OfClient,
 	})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		st, err := a.store.OutboxStats(ctx, time.Now())
-		return st.Pending, st.Failed, st.OldestDue, err
+		// A claimed delivery waiting in this process's line is due too,
+		// though the store has moved its next attempt to its lease's end.
+		return st.Pending, st.Failed, max(st.OldestDue, a.dispatcher.OldestWaiting()), err
 	})
 	// Revoked tokens: read before serving, then every few seconds.
 	a.revocations = auth.NewRevocations(a.store.TokenRevocations, auth.RevocationRefresh, logger)

@@ -12,11 +12,27 @@ import (
 )
 
 // claimer claims due deliveries into one line (lane) per destination and
-// starts what the limits allow: at most PerDestination attempts in flight
-// to one destination, so one that hangs never delays the others, and at
-// most Workers in all. It claims when something may be due: a save's or a
-// drained line's hint for a destination, a replay, a takeover, the next
-// scheduled retry, or the poll.
+// starts what the limits allow, so that destinations that hang or answer
+// slowly never delay the others (docs/delivery.md, "Fair share"):
+//
+//   - a destination with nothing in flight may always start one attempt
+//     (while any worker is free);
+//   - a destination's second and later attempts in flight only come from
+//     the first half of the workers: the other half is kept for
+//     destinations starting their first, so up to Workers/2-1 destinations
+//     may hang at once before one that comes next waits;
+//   - a destination's share: with n destinations holding claimed work, each
+//     may have at most (Workers/2)/(n+1) attempts in flight (at least 1,
+//     at most PerDestination);
+//   - a client's cap: one client's destinations together have at most
+//     PerClient attempts in flight;
+//   - at most Workers attempts in all.
+//
+// A line holds at most twice its destination's share (in flight and
+// waiting); a claim skips full lines, so it reaches the due deliveries of
+// every other destination. It claims when something may be due: a save's
+// or a drained line's hint for a destination, a replay, a takeover, the
+// next scheduled retry, or the poll.
 //
 // A rule about what may be claimed (a destination paused, a fair share)
 // goes in request; a rule about what may start once claimed goes in
@@ -42,20 +58,27 @@ type claimer struct {
 	mine     map[int64]bool
 	inflight int
 	queued   int
+	// byClient counts the attempts in flight per client.
+	byClient map[string]int
 	// Why the claimer was woken: work for these destinations, or anything
 	// (a refill, the poll, a replay). A claim that must skip full lines
 	// walks the whole due queue, so saves for full lines alone do not
 	// trigger one.
 	hinted  map[store.DestinationRef]bool
 	anyWork bool
+	// wanted are the destinations hinted when the current rounds began:
+	// the rounds go on while one of them may still find room, so a claim
+	// reaches them past other destinations' backlogs.
+	wanted map[store.DestinationRef]bool
 	// due is the earliest retry an attempt has scheduled since the run
 	// loop last looked (zero: none): the loop wakes for it even when it
 	// comes before the poll, and the store's NextDue did not see it yet.
 	due time.Time
 }
 
-// lane is one destination's claimed deliveries: at most PerDestination in
-// flight, and up to window more waiting in line (under lease) for a slot.
+// lane is one destination's claimed deliveries: at most its share in
+// flight, and up to its waitCap (its window, bounded by the fair share of
+// the lines) more waiting in line (under lease) for a slot.
 //
 // window is how far the claimer reads ahead for the destination: one
 // PerDestination at first, doubled (up to maxWindow) each time a full
@@ -80,12 +103,14 @@ const maxWindow = 8
 type work struct {
 	store.Claimed
 	owner string
+	since time.Time // when it was claimed: its wait in line counts as due
 }
 
 func newClaimer(outbox store.Outbox, log *slog.Logger, opts Options, l *leases, hard context.Context) *claimer {
 	return &claimer{outbox: outbox, log: log, opts: opts, leases: l, hard: hard,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		lanes: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true}
+		lanes: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true,
+		byClient: map[string]int{}}
 }
 
 // hint records why the claimer is woken (destinations, or with none,
@@ -178,9 +203,11 @@ func (c *claimer) worthClaiming() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	worth := c.anyWork
+	c.wanted = map[store.DestinationRef]bool{}
 	for k := range c.hinted {
 		if l, ok := c.lanes[k]; !ok || !c.full(l) {
 			worth = true
+			c.wanted[k] = true
 		}
 	}
 	c.anyWork = false
@@ -234,19 +261,31 @@ func (c *claimer) round() (more, saturated bool) {
 		return false, false
 	}
 	c.mu.Lock()
+	trimmed := c.trimLocked()
 	room := c.opts.Workers*2 - c.inflight - c.queued
 	var skip []store.DestinationRef
-	// At most one line's window: a line refilled at PerDestination (see
-	// free) then never overflows, so nothing claimed is released.
+	load := c.clientLoad()
+	// At most one line's read-ahead (see lane): a line refilled at its
+	// share (see free) then rarely overflows.
 	limit := c.opts.PerDestination
 	for key, l := range c.lanes {
-		if c.full(l) {
+		if c.full(l) || load[key.ClientID] >= 2*c.opts.PerClient {
 			skip = append(skip, key)
 		} else {
-			limit = max(limit, c.window(l))
+			limit = max(limit, c.waitCap(l))
 		}
 	}
 	c.mu.Unlock()
+	for o, ids := range trimmed {
+		if err := c.outbox.Release(c.hard, o, ids); err != nil {
+			c.log.Error("release deliveries", "err", err)
+		}
+	}
+	for client, n := range load {
+		if n >= 2*c.opts.PerClient {
+			skip = append(skip, c.opts.ClientDestinations(client)...)
+		}
+	}
 	if room <= 0 {
 		return false, true
 	}
@@ -256,7 +295,7 @@ func (c *claimer) round() (more, saturated bool) {
 		c.log.Error("claim deliveries", "err", err)
 		return false, false
 	}
-	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit)
+	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit, c.opts.Now())
 	if !ok {
 		return false, false
 	}
@@ -265,45 +304,125 @@ func (c *claimer) round() (more, saturated bool) {
 			c.log.Error("release deliveries", "err", err)
 		}
 	}
-	// Claim again at once only if a line this claim served has room left:
-	// when the claim filled every line it served, another would have to
-	// skip them, walking all their due deliveries to find none. Work for
-	// other destinations is claimed when a line drains (the refill claims
-	// in due order across destinations), on their saves' wake-ups, or on
-	// the poll.
-	return len(claimed) == limit && len(overflow) == 0 && roomLeft, false
+	// Claim again at once only if a line this claim served has room left,
+	// or a destination this claim was woken for has not been reached: when
+	// the claim filled every line it served, another would have to skip
+	// them, walking all their due deliveries. Work for other destinations
+	// is claimed when a line drains (the refill claims in due order across
+	// destinations), on their saves' wake-ups, or on the poll.
+	return len(claimed) == limit && len(overflow) < len(claimed) && (roomLeft || c.wantsMore()), false
+}
+
+// wantsMore reports whether a destination the rounds were woken for may
+// still take work.
+func (c *claimer) wantsMore() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.wanted {
+		if l, ok := c.lanes[k]; !ok || !c.full(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientLoad is each client's deliveries here, in flight and waiting.
+// c.mu is held.
+func (c *claimer) clientLoad() map[string]int {
+	load := map[string]int{}
+	for key, l := range c.lanes {
+		load[key.ClientID] += l.busy + len(l.queue)
+	}
+	return load
 }
 
 // queue puts what a claim under owner returned in line and starts what
-// may start. It returns what did not fit (to release), whether a line it
-// served has room left, and false when owner is no longer the one held:
-// the hold broke while the claim ran, and the claim's leases go to
-// whoever takes them over.
-func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool) (overflow []int64, roomLeft, ok bool) {
+// may start. It returns what did not fit (its line, or its client's, is
+// full: to release), whether a line it served has room left, and false
+// when owner is no longer the one held: the hold broke while the claim
+// ran, and the claim's leases go to whoever takes them over. whole: the
+// claim got all it asked for.
+func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now time.Time) (overflow []int64, roomLeft, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if now, held := c.leases.current(); !held || now != owner {
+	if cur, held := c.leases.current(); !held || cur != owner {
 		return nil, false, false
 	}
 	c.adapt(claimed, whole)
+	load := c.clientLoad()
 	for _, cl := range claimed {
 		if c.mine[cl.ID] {
 			continue // already here: its lease ran out while it waited or ran
 		}
 		l := c.lane(cl.Ref())
-		if c.full(l) {
+		if c.full(l) || load[cl.Key.ClientID] >= 2*c.opts.PerClient {
 			overflow = append(overflow, cl.ID) // its line filled up within this claim
 			continue
 		}
-		l.queue = append(l.queue, work{cl, owner})
+		l.queue = append(l.queue, work{cl, owner, now})
+		load[cl.Key.ClientID]++
 		c.mine[cl.ID] = true
 		c.queued++
 	}
-	for _, cl := range claimed {
-		roomLeft = roomLeft || !c.full(c.lane(cl.Ref()))
-	}
 	c.startLocked()
+	for _, cl := range claimed {
+		if l, ok := c.lanes[cl.Ref()]; ok {
+			roomLeft = roomLeft || !c.full(l) && load[cl.Key.ClientID] < 2*c.opts.PerClient
+		}
+	}
 	return overflow, roomLeft, true
+}
+
+// full reports whether l holds its read-ahead waiting in line (beside
+// what it has in flight): claims skip it and release what they got for
+// it.
+func (c *claimer) full(l *lane) bool { return len(l.queue) >= c.waitCap(l) }
+
+// waitCap is how many of l's deliveries may wait in line: its window (see
+// lane), but no more than Workers/(n+1) with n destinations holding
+// claimed work, so the lines together always leave room to claim for a
+// destination that comes next. c.mu is held.
+func (c *claimer) waitCap(l *lane) int {
+	return max(1, min(c.window(l), c.opts.Workers/(len(c.lanes)+1)))
+}
+
+// trimLocked takes out of the lines what waits past its line's waitCap
+// (which shrinks as more destinations have work) and returns
+// their ids by owner, to release: a line filled while it was one of few
+// must not keep the room others need. c.mu is held.
+func (c *claimer) trimLocked() map[string][]int64 {
+	var out map[string][]int64
+	for _, l := range c.lanes {
+		for len(l.queue) > c.waitCap(l) {
+			w := l.queue[len(l.queue)-1]
+			l.queue = l.queue[:len(l.queue)-1]
+			c.queued--
+			delete(c.mine, w.ID)
+			if out == nil {
+				out = map[string][]int64{}
+			}
+			out[w.owner] = append(out[w.owner], w.ID)
+		}
+	}
+	return out
+}
+
+// share is how many attempts one destination may have in flight now:
+// (Workers/2)/(n+1) with n destinations holding claimed work, at least 1
+// and at most PerDestination. c.mu is held.
+func (c *claimer) share() int {
+	return max(1, min(c.opts.PerDestination, c.growth()/(len(c.lanes)+1)))
+}
+
+// growth is how many workers a destination's second and later attempts
+// may use in all: half of them; the rest wait for first attempts.
+func (c *claimer) growth() int { return max(1, c.opts.Workers/2) }
+
+// mayStart reports whether lane l of client may start an attempt now.
+// c.mu is held.
+func (c *claimer) mayStart(client string, l *lane, share int) bool {
+	return len(l.queue) > 0 && c.inflight < c.opts.Workers && c.byClient[client] < c.opts.PerClient &&
+		(l.busy == 0 || (l.busy < share && c.inflight < c.growth()))
 }
 
 // adapt resizes the window of each line a claim served, as it finds them
@@ -334,12 +453,6 @@ func (c *claimer) window(l *lane) int {
 	return l.window
 }
 
-// full reports whether l holds PerDestination and its window, busy and
-// queued: claims skip it and release what they got for it.
-func (c *claimer) full(l *lane) bool {
-	return l.busy+len(l.queue) >= c.opts.PerDestination+c.window(l)
-}
-
 func (c *claimer) lane(key store.DestinationRef) *lane {
 	l, ok := c.lanes[key]
 	if !ok {
@@ -350,15 +463,18 @@ func (c *claimer) lane(key store.DestinationRef) *lane {
 }
 
 // startLocked starts the waiting deliveries that have a slot, one
-// destination's line at a time. c.mu is held.
+// destination's line at a time, within its share and its client's cap.
+// c.mu is held.
 func (c *claimer) startLocked() {
+	share := c.share()
 	for key, l := range c.lanes {
-		for len(l.queue) > 0 && l.busy < c.opts.PerDestination && c.inflight < c.opts.Workers {
+		for c.mayStart(key.ClientID, l, share) {
 			w := l.queue[0]
 			l.queue = l.queue[1:]
 			l.busy++
 			c.queued--
 			c.inflight++
+			c.byClient[key.ClientID]++
 			c.start(w)
 		}
 		if l.busy == 0 && len(l.queue) == 0 {
@@ -367,15 +483,32 @@ func (c *claimer) startLocked() {
 	}
 }
 
+// oldestQueued is how long the delivery that has waited longest in line,
+// claimed but not started, has waited (0: none waits).
+func (c *claimer) oldestQueued(now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var oldest time.Duration
+	for _, l := range c.lanes {
+		if len(l.queue) > 0 {
+			oldest = max(oldest, now.Sub(l.queue[0].since))
+		}
+	}
+	return oldest
+}
+
 // free gives back a slot of destination's line and starts what waits.
 func (c *claimer) free(destination store.DestinationRef) {
 	c.mu.Lock()
 	l := c.lane(destination)
 	l.busy--
 	c.inflight--
-	// Claim again only once the line has drained to one destination's
-	// worth, so claims come in batches rather than one per attempt.
-	refill := l.busy+len(l.queue) <= c.opts.PerDestination
+	if c.byClient[destination.ClientID]--; c.byClient[destination.ClientID] <= 0 {
+		delete(c.byClient, destination.ClientID)
+	}
+	// Claim again only once the line has drained to one share's worth,
+	// so claims come in batches rather than one per attempt.
+	refill := l.busy+len(l.queue) <= c.share()
 	select {
 	case <-c.stop: // stopping: the line is released, start nothing
 	default:

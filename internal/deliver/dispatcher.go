@@ -23,6 +23,10 @@ type Options struct {
 	PerDestination int
 	// Workers bounds all attempts in flight (default 256).
 	Workers int
+	// PerClient bounds the attempts in flight to one client's
+	// destinations together (default Workers/4): however many of them
+	// hang, a client takes at most a quarter of the workers.
+	PerClient int
 	// Poll is the longest the dispatcher sleeps without a wake-up
 	// (default 1s): saves wake it at once; polling catches deliveries
 	// that other processes enqueue, replay or abandon.
@@ -39,8 +43,13 @@ type Options struct {
 	// in any order; to all others a record's deliveries go in the order of
 	// their events.
 	Unordered func() []store.DestinationRef
-	Now       func() time.Time
-	Jitter    func() float64
+	// ClientDestinations, when set, returns a client's destinations: a
+	// claim skips them all while the client's line is full, so its
+	// backlog does not stand between a claim and other clients' due
+	// deliveries.
+	ClientDestinations func(client string) []store.DestinationRef
+	Now                func() time.Time
+	Jitter             func() float64
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +58,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers == 0 {
 		o.Workers = 256
+	}
+	if o.PerClient == 0 {
+		o.PerClient = max(1, o.Workers/4)
 	}
 	if o.Poll == 0 {
 		o.Poll = time.Second
@@ -61,6 +73,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Unordered == nil {
 		o.Unordered = func() []store.DestinationRef { return nil }
+	}
+	if o.ClientDestinations == nil {
+		o.ClientDestinations = func(string) []store.DestinationRef { return nil }
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -111,6 +126,12 @@ func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sen
 // or, with none named, something else may be due (a replay). It never
 // blocks.
 func (d *Dispatcher) Notify(destinations ...store.DestinationRef) { d.claims.hint(destinations...) }
+
+// OldestWaiting is how long the delivery that has waited longest in this
+// process's lines, claimed but not started, has waited since its claim (0:
+// none waits). The store's oldest due delivery does not see those: a
+// claim moves their next attempt to their lease's end.
+func (d *Dispatcher) OldestWaiting() time.Duration { return d.claims.oldestQueued(d.claims.opts.Now()) }
 
 // Start runs the dispatcher until Stop.
 func (d *Dispatcher) Start() {

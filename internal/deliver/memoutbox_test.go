@@ -53,12 +53,15 @@ func newMemOutbox() *memOutbox { return &memOutbox{alive: map[string]*memHold{}}
 
 // add enqueues a delivery due now to acme's destination dest, and returns
 // its id.
-func (o *memOutbox) add(dest string) int64 {
+func (o *memOutbox) add(dest string) int64 { return o.addFor("acme", dest) }
+
+// addFor enqueues a delivery due now to client's destination dest.
+func (o *memOutbox) addFor(client, dest string) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	id := int64(len(o.ds) + 1)
 	o.ds = append(o.ds, &memDelivery{Claimed: store.Claimed{Payload: []byte(`{}`), Delivery: store.Delivery{
-		ID: id, MessageID: fmt.Sprintf("msg_%d", id), Key: record.Key{ClientID: "acme"}, Destination: dest,
+		ID: id, MessageID: fmt.Sprintf("msg_%d", id), Key: record.Key{ClientID: client}, Destination: dest,
 		State: store.Pending, Series: 1, NextAt: time.Now(), CreatedAt: time.Now()}}})
 	return id
 }

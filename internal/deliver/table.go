@@ -15,16 +15,19 @@ type Table struct {
 	all   []Destination
 	// unordered are the destinations with ordering: none.
 	unordered []store.DestinationRef
+	// byClient are each client's destinations.
+	byClient map[string][]store.DestinationRef
 }
 
 // FromConfig resolves every destination of cfg once.
 func FromConfig(cfg *config.Config) *Table {
-	t := &Table{cfg: cfg, byPtr: map[*config.Destination]*Destination{}}
+	t := &Table{cfg: cfg, byPtr: map[*config.Destination]*Destination{}, byClient: map[string][]store.DestinationRef{}}
 	for i := range cfg.Clients {
 		cl := &cfg.Clients[i]
 		for j := range cl.Destinations {
 			d := &cl.Destinations[j]
 			t.all = append(t.all, fromConfig(cfg.Destinations, cl.ID, d))
+			t.byClient[cl.ID] = append(t.byClient[cl.ID], store.DestinationRef{ClientID: cl.ID, ID: d.ID})
 			if d.Ordering == config.OrderingNone {
 				t.unordered = append(t.unordered, store.DestinationRef{ClientID: cl.ID, ID: d.ID})
 			}
@@ -111,3 +114,9 @@ func (d *Destinations) Resolve(ref store.DestinationRef) (*Destination, bool) {
 // Unordered returns the destinations in force whose deliveries go out in
 // any order (Options.Unordered).
 func (d *Destinations) Unordered() []store.DestinationRef { return d.table.Load().unordered }
+
+// OfClient returns the client's destinations in force
+// (Options.ClientDestinations).
+func (d *Destinations) OfClient(client string) []store.DestinationRef {
+	return d.table.Load().byClient[client]
+}

@@ -245,3 +245,35 @@ func handleErase(d Deps) adminHandler {
 			"deliveries": n.Deliveries, "cancelled": n.Cancelled, "attempts": n.Attempts})
 	}
 }
+
+// handleDeliverPatient is POST /admin/patient-deliveries: a patient's
+// results a destination never had (operator.DeliverPatient).
+func handleDeliverPatient(d Deps) adminHandler {
+	return func(w http.ResponseWriter, r *http.Request, actor string) {
+		var in struct {
+			Client         string `json:"client"`
+			Patient        string `json:"patient"`
+			Destination    string `json:"destination"`
+			AssessmentType string `json:"assessmentType"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<10))
+		if json.Unmarshal(body, &in) != nil || in.Client == "" || in.Patient == "" || in.Destination == "" {
+			writeError(w, r, http.StatusBadRequest, `Body must be {"client": client id, "patient": patient uuid, "destination": destination id}`)
+			return
+		}
+		n, err := d.Operator.DeliverPatient(r.Context(), actor, operator.PatientDelivery{ClientID: in.Client, PatientUUID: in.Patient,
+			Destination: in.Destination, AssessmentType: in.AssessmentType})
+		switch {
+		case errors.Is(err, operator.ErrUnknownClient):
+			writeError(w, r, http.StatusNotFound, "Unknown client")
+		case errors.Is(err, operator.ErrNoDestination):
+			writeError(w, r, http.StatusNotFound, "Unknown destination")
+		case errors.Is(err, store.ErrNotFound):
+			writeError(w, r, http.StatusNotFound, "No record of that patient")
+		case err != nil:
+			operatorFailed(d, w, r, err)
+		default:
+			writeJSON(w, http.StatusOK, map[string]int{"events": n.Events, "enqueued": n.Enqueued, "already": n.Already, "gone": n.Gone})
+		}
+	}
+}

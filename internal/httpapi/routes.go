@@ -21,6 +21,7 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/admin/replays", admin(d, handleReplayFailed(d)))
 	rt.handle("GET", "/admin/audit", admin(d, handleAuditLog(d)))
 	rt.handle("POST", "/admin/erasures", admin(d, handleErase(d)))
+	rt.handle("POST", "/admin/patient-deliveries", admin(d, handleDeliverPatient(d)))
 	rt.handle("POST", "/admin/destinations/{client}/{id}/test", admin(d, handleTestDestination(d)))
 	// The operator console: HTML pages for people, not in docs/openapi.yaml
 	// (console.IsConsolePath); its forms post to the console's own paths.

@@ -181,6 +181,18 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 	f := rec.Fields
 	in := score.FromRecord(f, assessedAt(rec, at))
 	r := score.Compute(in)
+	return sensitive(rec, in, r)
+}
+
+// Results are the results the sensitive payload of rec made at at
+// carries (and its FHIR Bundle): two saves whose Results are Equal told a
+// receiver the same thing.
+func Results(rec record.Record, at time.Time) score.Result {
+	return score.Compute(score.FromRecord(rec.Fields, assessedAt(rec, at)))
+}
+
+func sensitive(rec record.Record, in score.Inputs, r score.Result) Sensitive {
+	f := rec.Fields
 	return Sensitive{
 		AssessmentType: f.AssessmentType,
 		FunnelID:       f.FunnelID,

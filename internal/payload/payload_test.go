@@ -210,3 +210,19 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestResultsAreWhatThePayloadCarries: Results is the result behind the
+// sensitive payload, so comparing two Results compares what was sent.
+func TestResultsAreWhatThePayloadCarries(t *testing.T) {
+	t.Parallel()
+	rec := fullRecord()
+	r, p := payload.Results(rec, now), payload.BuildSensitive(rec, now)
+	if r.Overall == nil || p.OverallHealthScore == nil || *r.Overall != *p.OverallHealthScore || len(r.Flags) != len(p.Flags) {
+		t.Fatalf("Results %+v, payload overall %v flags %v", r, p.OverallHealthScore, p.Flags)
+	}
+	later := rec
+	later.Fields.Oxygen = new(84.0)
+	if payload.Results(later, now).Equal(r) || !payload.Results(rec, now).Equal(r) {
+		t.Fatal("a red flag saved later must change the results; the same record must not")
+	}
+}

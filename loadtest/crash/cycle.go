@@ -50,18 +50,22 @@ type Report struct {
 	// Duplicates counts arrivals of a delivery beyond its first.
 	Duplicates    int
 	BadSignatures int
+	// Refused counts saves answered 4xx: a crash never explains one, so
+	// the load no longer tests what it should (pads refuses its bodies).
+	Refused int
 	// Examples names a few lost or undelivered saves.
 	Examples []string
 }
 
 // String is the report's one line.
 func (r Report) String() string {
-	return fmt.Sprintf("acknowledged %d, lost %d, delivered %d, duplicates %d", r.Acknowledged, r.Lost, r.Delivered, r.Duplicates)
+	return fmt.Sprintf("acknowledged %d, lost %d, delivered %d, duplicates %d, refused %d", r.Acknowledged, r.Lost, r.Delivered,
+		r.Duplicates, r.Refused)
 }
 
 // OK reports whether nothing acknowledged was lost or left undelivered.
 func (r Report) OK() bool {
-	return r.Lost == 0 && r.Delivered == r.Acknowledged && r.BadSignatures == 0
+	return r.Lost == 0 && r.Delivered == r.Acknowledged && r.BadSignatures == 0 && r.Refused == 0
 }
 
 // Cycle runs the load against pads, kills pads with SIGKILL at random
@@ -177,6 +181,7 @@ func Cycle(ctx context.Context, o Options) (Report, error) {
 			}
 		}
 	}
+	rep.Refused = load.Refused()
 	fmt.Fprintf(progress, "%d saves sent, %d not answered 2xx (pads was down or the answer was cut), %d deliveries received\n",
 		load.Sent(), load.Failed(), rc.Arrivals())
 	return rep, nil

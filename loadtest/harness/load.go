@@ -34,7 +34,9 @@ func Patient(i int) record.Fields {
 		ZipCode:        new(fmt.Sprintf("%05d", i%100_000)),
 		BiologicalSex:  new(sexes[i%2]),
 		Age:            new(float64(18 + i%80)),
-		DateOfBirth:    new(time.Date(1940, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%20000).Format(time.DateOnly)),
+		// Born that many years ago and up to 300 days more: pads refuses
+		// an age and a date of birth more than a year apart.
+		DateOfBirth:    new(time.Now().UTC().AddDate(-(18 + i%80), 0, -(i % 300)).Format(time.DateOnly)),
 		City:           new(fmt.Sprintf("city-%d", i)),
 		State:          new(fmt.Sprintf("state-%d", i%50)),
 		ContactConsent: new(i%3 == 0),
@@ -85,11 +87,17 @@ type Load struct {
 
 	token  atomic.Pointer[string]
 	failed atomic.Int64
-	sent   atomic.Int64
+	// refused counts the saves answered 4xx but 401.
+	refused atomic.Int64
+	sent    atomic.Int64
 }
 
 // Failed counts saves not answered 2xx (refused, or pads was down).
 func (l *Load) Failed() int { return int(l.failed.Load()) }
+
+// Refused counts saves answered 4xx (but 401, an expired token): the
+// load's bodies or its client refused, which no outage explains.
+func (l *Load) Refused() int { return int(l.refused.Load()) }
 
 // Sent counts saves sent.
 func (l *Load) Sent() int { return int(l.sent.Load()) }
@@ -159,6 +167,10 @@ func (l *Load) save(client *http.Client, i int) {
 	case resp.StatusCode == http.StatusUnauthorized:
 		l.token.Store(nil) // expired: authenticate again
 		l.failed.Add(1)
+	case resp.StatusCode/100 == 4:
+		// Not an outage: pads refused the body or the client.
+		l.failed.Add(1)
+		l.refused.Add(1)
 	case resp.StatusCode/100 != 2:
 		l.failed.Add(1)
 	case l.OnAck != nil:

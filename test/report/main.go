@@ -63,7 +63,6 @@ type report struct {
 	skips     map[string][]string  // suite name -> "pkg Test: reason"
 	other     map[string][]string  // a skip reason no suite claims -> tests
 	tests     struct{ pass, fail, skip int }
-	failures  []string
 }
 
 func main() {
@@ -111,7 +110,7 @@ func (r *report) testDone(e event, k testKey) {
 	delete(r.output, k)
 	if strings.Contains(e.Test, "/") { // subtests are counted by their parent
 		if e.Action == "fail" {
-			r.failures = append(r.failures, strings.Join(lines, ""))
+			fmt.Fprint(r.out, strings.Join(lines, ""))
 		}
 		return
 	}
@@ -120,7 +119,6 @@ func (r *report) testDone(e event, k testKey) {
 		r.tests.pass++
 	case "fail":
 		r.tests.fail++
-		r.failures = append(r.failures, strings.Join(lines, ""))
 		fmt.Fprint(r.out, strings.Join(lines, ""))
 	case "skip":
 		r.tests.skip++

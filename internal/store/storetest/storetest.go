@@ -12,6 +12,7 @@ package storetest
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
 	"testing"
 
 	"github.com/pads-dev/pads/internal/record"
@@ -33,7 +34,7 @@ type test struct {
 
 // Run runs the whole suite.
 func Run(t *testing.T, newDB NewDatabase) {
-	for _, tt := range append(append(append(append(append(append(recordTests, commitTests...), outboxTests...), consoleTests...), fhirTests...), revocationTests...), lifecycleTests...) {
+	for _, tt := range slices.Concat(recordTests, commitTests, outboxTests, consoleTests, fhirTests, revocationTests, lifecycleTests, redeliverTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))

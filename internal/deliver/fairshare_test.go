@@ -1,0 +1,108 @@
+package deliver_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// anyResolver resolves every client's destinations as webhooks.
+func anyResolver(ref store.DestinationRef) (*deliver.Destination, bool) {
+	return &deliver.Destination{Ref: ref, Type: "webhook", Timeout: 10 * time.Second,
+		Retry: deliver.Retry{Attempts: 3, InitialDelay: time.Second, Multiplier: 2}}, true
+}
+
+// Many destinations that hang, each with a backlog, of one client or of
+// many, hold no more than their fair share: another client's delivery
+// goes out at once, no client has more than PerClient attempts in flight,
+// and the dispatcher no more than Workers. (Before the fair share, eight
+// destinations hanging PerDestination attempts each held every worker,
+// and another client's delivery waited for them.)
+func TestManyHangingDestinationsLeaveRoomForOthers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		bad, badUsers int
+	}{
+		{"8 destinations of one client", 8, 1},
+		{"8 destinations of 8 clients", 8, 8},
+		{"24 destinations of 4 clients", 24, 4},
+		{"24 destinations of 24 clients", 24, 24},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				const workers, perClient = 64, 16
+				o := newMemOutbox()
+				hangs := make(chan struct{})
+				var mu sync.Mutex
+				inflight, byClient, most := 0, map[string]int{}, 0
+				mostByClient := map[string]int{}
+				s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+					c := d.Ref.ClientID
+					mu.Lock()
+					inflight++
+					byClient[c]++
+					most, mostByClient[c] = max(most, inflight), max(mostByClient[c], byClient[c])
+					mu.Unlock()
+					defer func() {
+						mu.Lock()
+						inflight--
+						byClient[c]--
+						mu.Unlock()
+					}()
+					if c != "good" {
+						select {
+						case <-hangs:
+						case <-ctx.Done():
+						}
+					}
+					return deliver.Result{StatusCode: 200}
+				})
+				ofClient := map[string][]store.DestinationRef{}
+				for i := range tc.bad {
+					ref := store.DestinationRef{ClientID: fmt.Sprintf("bad%d", i%tc.badUsers), ID: fmt.Sprintf("hook%d", i)}
+					ofClient[ref.ClientID] = append(ofClient[ref.ClientID], ref)
+					for range 40 {
+						o.addFor(ref.ClientID, ref.ID)
+					}
+				}
+				d := deliver.NewDispatcher(o, anyResolver, map[string]deliver.Sender{"webhook": s}, slog.New(slog.DiscardHandler), noObserver{},
+					deliver.Options{Workers: workers, PerDestination: 16, PerClient: perClient, Jitter: func() float64 { return 0 },
+						ClientDestinations: func(c string) []store.DestinationRef { return ofClient[c] }})
+				d.Start()
+				advance(time.Second)
+				good := []int64{o.addFor("good", "hook"), o.addFor("good", "hook")}
+				d.Notify(store.DestinationRef{ClientID: "good", ID: "hook"})
+				advance(time.Second)
+				for _, id := range good {
+					if got := o.delivery(id).State; got != store.Delivered {
+						t.Errorf("another client's delivery %d: %s after a second", id, got)
+					}
+				}
+				if waited := d.OldestWaiting(); waited == 0 {
+					t.Error("deliveries claimed and waiting in line count in no oldest wait")
+				}
+				close(hangs)
+				d.Stop(context.Background())
+				mu.Lock()
+				defer mu.Unlock()
+				if most > workers {
+					t.Errorf("%d attempts in flight, want at most Workers (%d)", most, workers)
+				}
+				for c, n := range mostByClient {
+					if n > perClient {
+						t.Errorf("client %s had %d attempts in flight, want at most PerClient (%d)", c, n, perClient)
+					}
+				}
+			})
+		})
+	}
+}
