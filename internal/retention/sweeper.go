@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -123,7 +124,14 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 	}
 	defer unlock()
 	cfg := s.config()
-	req := store.SweepRequest{Now: s.opts.Now(), Batch: s.opts.Batch, Clients: clientIDs(cfg), Retention: retentionOf(cfg)}
+	withData, err := s.store.SweptClients(ctx)
+	if err != nil {
+		s.obs.ObservePass("failed")
+		return total, err
+	}
+	clients := append(clientIDs(cfg), withData...)
+	slices.Sort(clients)
+	req := store.SweepRequest{Now: s.opts.Now(), Batch: s.opts.Batch, Clients: slices.Compact(clients), Retention: retentionOf(cfg)}
 	for {
 		began := time.Now()
 		got, err := s.store.Sweep(ctx, req)

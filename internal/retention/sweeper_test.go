@@ -3,6 +3,7 @@ package retention_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,6 +30,8 @@ func (f *fakeStore) Sweep(_ context.Context, r store.SweepRequest) (store.Swept,
 	f.left -= n
 	return store.Swept{Deliveries: n, More: f.left > 0}, nil
 }
+
+func (f *fakeStore) SweptClients(context.Context) ([]string, error) { return []string{"gone"}, nil }
 
 func (f *fakeStore) PendingKept(context.Context) ([]store.PendingKept, error) {
 	return []store.PendingKept{{DestinationRef: store.DestinationRef{ClientID: "acme", ID: "d1"}, Deliveries: 3}}, nil
@@ -87,6 +90,9 @@ func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
 				return
 			}
 			r := f.requests[0]
+			if !slices.Equal(r.Clients, []string{"acme", "gone"}) {
+				t.Fatalf("swept clients %v, want the config's and those with data", r.Clients)
+			}
 			if acme := r.Retention("acme"); acme != (store.Retention{Bodies: time.Minute, Deliveries: 2 * time.Minute, Records: 3 * time.Minute}) {
 				t.Fatalf("acme's retention %+v", acme)
 			}

@@ -44,9 +44,12 @@ const (
 	eventsAfter = `SELECT e.id, e.created_at, EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
 		FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`
 	// recordsAfter takes the client, the cursor and the batch size.
-	recordsAfter = `SELECT r.id, r.created_at, r.updated_at,
-		EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = r.id AND d.state = 'pending')
+	recordsAfter = `SELECT r.id, r.created_at, r.updated_at, EXISTS (` + pendingOf + `)
 		FROM records r WHERE r.client_id = ? AND r.id > ? ORDER BY r.client_id, r.id LIMIT ?`
+	// pendingOf finds a pending delivery of record r through the record's
+	// events (state || '' keeps the planners off the index of pending
+	// deliveries, which would walk the whole backlog).
+	pendingOf = `SELECT 1 FROM events e JOIN deliveries d ON d.event_id = e.id WHERE e.record_id = r.id AND d.state || '' = 'pending'`
 	// getCursor and setCursor keep where a walk stopped, by client and
 	// walk: a time and an id.
 	getCursor = "SELECT at, id FROM retention_cursors WHERE client_id = ? AND walk = ?"
@@ -65,11 +68,7 @@ const (
 // since and with nothing pending.
 func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, error) {
 	var out store.Swept
-	clients, err := s.sweptClients(ctx, r.Clients)
-	if err != nil {
-		return out, fmt.Errorf("sweep: %w", err)
-	}
-	for _, c := range clients {
+	for _, c := range r.Clients {
 		ret := r.Retention(c)
 		if err := s.expireDeliveries(ctx, c, r.Now.Add(-ret.Deliveries), r.Batch, &out); err != nil {
 			return out, fmt.Errorf("sweep deliveries: %w", err)
@@ -98,21 +97,18 @@ func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, 
 	return out, nil
 }
 
-// sweptClients are the clients of the config and those with finished
-// deliveries (a client removed from the config is swept with the
-// defaults), sorted.
-func (s *Shared) sweptClients(ctx context.Context, config []string) ([]string, error) {
-	withData, err := queryAll(ctx, s.db, func(sc Scanner) (string, error) {
+// SweptClients lists the clients with finished deliveries
+// (store.Lifecycle.SweptClients).
+func (s *Shared) SweptClients(ctx context.Context) ([]string, error) {
+	out, err := queryAll(ctx, s.db, func(sc Scanner) (string, error) {
 		var id string
 		err := sc.Scan(&id)
 		return id, err
 	}, sweepClients)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("swept clients: %w", err)
 	}
-	clients := append(slices.Clone(config), withData...)
-	slices.Sort(clients)
-	return slices.Compact(clients), nil
+	return out, nil
 }
 
 func (s *Shared) expireDeliveries(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
@@ -275,8 +271,8 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 		// Marked only if still expired and with nothing pending: a save or
 		// a replay since the read keeps the record.
 		cond := "r.id IN (" + placeholders(len(expired)) + ")"
-		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + placeholders(len(expired)) + `) AND updated_at < ?
-			AND NOT EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = records.id AND d.state = 'pending')`,
+		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (SELECT r.id FROM records r WHERE r.id IN (` +
+			placeholders(len(expired)) + `) AND r.updated_at < ? AND NOT EXISTS (` + pendingOf + `))`,
 			append(slices.Clone(expired), cutoff.UnixNano())}
 		stmts = append(stmts, mark)
 		stmts = append(stmts, eraseMarked(cond, expired)...)
