@@ -379,11 +379,12 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now t
 func (c *claimer) full(l *lane) bool { return len(l.queue) >= c.waitCap(l) }
 
 // waitCap is how many of l's deliveries may wait in line: its window (see
-// lane), but no more than Workers/(n+1) with n destinations holding
-// claimed work, so the lines together always leave room to claim for a
-// destination that comes next. c.mu is held.
+// lane), but no more than Workers/n with n destinations holding claimed
+// work: the lines together hold at most Workers waiting, and with at most
+// Workers/2+n in flight (see mayStart) there is always room to claim for
+// a destination that comes next. c.mu is held.
 func (c *claimer) waitCap(l *lane) int {
-	return max(1, min(c.window(l), c.opts.Workers/(len(c.lanes)+1)))
+	return max(1, min(c.window(l), c.opts.Workers/max(1, len(c.lanes))))
 }
 
 // trimLocked takes out of the lines what waits past its line's waitCap

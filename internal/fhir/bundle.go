@@ -43,7 +43,7 @@ func Encode(dt record.DataType, rec record.Record) ([]byte, error) {
 func Build(dt record.DataType, rec record.Record, at time.Time) Bundle {
 	f := rec.Fields
 	b := &builder{rec: rec, dt: dt, patient: patientURL(rec)}
-	b.add(b.patient, patientOf(f))
+	b.add(b.patient, patientOf(f, assessedAt(rec, at)))
 	if dt == record.Sensitive {
 		b.effective = dateTime(assessedAt(rec, at))
 		b.sensitive(score.FromRecord(f, assessedAt(rec, at)))
@@ -116,11 +116,8 @@ func (b *builder) sensitive(in score.Inputs) {
 	}
 
 	// The scores, each derived from the Observations of the inputs it
-	// reads (docs/scoring.md, "Scores"). BMI counts from age 20.
-	bmiKey := ""
-	if in.Age != nil && *in.Age >= 20 {
-		bmiKey = bmi.key
-	}
+	// reads (docs/scoring.md, "Scores"); only adults have scores.
+	bmiKey := bmi.key
 	b.score(metabolismScore, r.Metabolism, r.MetabolismCategory, bmiKey)
 	b.score(equilibriumScore, r.Equilibrium, r.EquilibriumCategory, breathingRate.key, oxygenSaturation.key, bloodPressure.key, heartRate.key)
 	b.score(relaxationScore, r.Relaxation, r.RelaxationCategory, hrv.key, heartRate.key)
@@ -251,8 +248,10 @@ func uuidOf(rec record.Record) string {
 	return strings.ToLower(rec.Key.PatientUUID)
 }
 
-// patientOf builds the Patient from the record's identity fields.
-func patientOf(f record.Fields) *Patient {
+// patientOf builds the Patient from the record's identity fields; the
+// birth date only when it stands beside the age the scores read
+// (score.BirthDate), at the assessment's time at.
+func patientOf(f record.Fields, at time.Time) *Patient {
 	p := &Patient{ResourceType: "Patient"}
 	if id := text(f.PatientUUID); id != "" {
 		p.Identifier = []Identifier{{System: PatientIdentifierSystem, Value: strings.ToLower(id)}}
@@ -271,10 +270,8 @@ func patientOf(f record.Fields) *Patient {
 		p.Telecom = append(p.Telecom, ContactPoint{System: "email", Value: v})
 	}
 	p.Gender = Gender(f.BiologicalSex)
-	if d := text(f.DateOfBirth); d != "" {
-		if _, err := time.Parse(time.DateOnly, d); err == nil {
-			p.BirthDate = d
-		}
+	if d := score.BirthDate(f, at); d != nil {
+		p.BirthDate = *d
 	}
 	if a := (Address{City: text(f.City), State: text(f.State), PostalCode: text(f.ZipCode)}); a != (Address{}) {
 		p.Address = []Address{a}

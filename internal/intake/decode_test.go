@@ -188,7 +188,10 @@ func TestDecodeRejectsInvalidValues(t *testing.T) {
 
 func TestDecodeEmail(t *testing.T) {
 	t.Parallel()
-	for _, bad := range []string{`"ada"`, `"Ada <ada@example.com>"`, `"a@b@example.com"`, `"ada@example.com, bob@example.com"`, `"<ada@example.com>"`} {
+	for _, bad := range []string{`"ada"`, `"Ada <ada@example.com>"`, `"a@b@example.com"`, `"ada@example.com, bob@example.com"`, `"<ada@example.com>"`,
+		// Look-alikes NFKC would turn into another address: refused, never
+		// matched to that address's record.
+		`"\u212Aate@example.com"`, `"\uff4bate@example.com"`} {
 		_, ierr := decode(t, `{"assessmentType":"f","funnelID":"x","email":`+bad+`}`, record.NonSensitive)
 		if ierr == nil || ierr.Code != intake.Invalid || ierr.Fields[0] != "email" {
 			t.Errorf("email %s: got %v, want Invalid email", bad, ierr)
@@ -197,6 +200,21 @@ func TestDecodeEmail(t *testing.T) {
 	req, ierr := decode(t, `{"assessmentType":"f","funnelID":"x","email":" Ada@Example.com "}`, record.NonSensitive)
 	if ierr != nil || req.Email != "Ada@Example.com" {
 		t.Fatalf("got %v %v", req, ierr)
+	}
+}
+
+// Emails are compared after NFKC and Unicode case folding.
+func TestNormalizeEmailFoldsCaseTheUnicodeWay(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ a, b string }{
+		{"Kate@Example.com", "kate@example.com"},
+		{"ÉLODIE@example.com", "élodie@example.com"},
+		{"STRASSE@example.com", "straße@example.com"},
+		{"ΣΟΦΙΑ@example.com", "σοφια@example.com"},
+	} {
+		if x, y := record.NormalizeEmail(tc.a), record.NormalizeEmail(tc.b); x != y {
+			t.Errorf("%q -> %q, %q -> %q: want the same", tc.a, x, tc.b, y)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package intake
 
 import (
 	"fmt"
+	"golang.org/x/text/unicode/norm"
 	"math"
 	"net/mail"
 	"net/netip"
@@ -196,6 +197,11 @@ func email(s string) string {
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Name != "" || a.Address != s || strings.Count(s, "@") != 1 {
 		return "must be a single email address"
+	}
+	if !norm.NFKC.IsNormalString(s) {
+		// A Kelvin sign, fullwidth letters, ligatures: look-alikes that
+		// would otherwise find another address's record.
+		return "must not contain compatibility characters (such as fullwidth letters or a Kelvin sign)"
 	}
 	return ""
 }

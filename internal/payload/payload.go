@@ -163,7 +163,7 @@ func BuildNonSensitive(rec record.Record, at time.Time) NonSensitive {
 		ZipCode:        f.ZipCode,
 		BiologicalSex:  f.BiologicalSex,
 		Age:            age(f, assessedAt(rec, at)),
-		DateOfBirth:    f.DateOfBirth,
+		DateOfBirth:    score.BirthDate(f, assessedAt(rec, at)),
 		City:           f.City,
 		State:          f.State,
 		IPAddress:      f.IPAddress,
@@ -313,8 +313,9 @@ func feetAndInches(in *float64) *string {
 }
 
 // SmokerStatus is the smoking status the model reads (score.Smoking):
-// smokerRiskStatus as given or "Smoker" / "Non-smoker" from smoker,
-// whichever was given last.
+// smokerRiskStatus normalised (score.SmokingStatus: a text of no known
+// meaning is "Unknown", never shown as given) or "Current smoker" /
+// "Non-smoker" from smoker, whichever was given last.
 func SmokerStatus(f record.Fields) *string {
 	_, shown := score.Smoking(f)
 	return shown

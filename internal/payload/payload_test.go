@@ -163,9 +163,11 @@ func TestConversions(t *testing.T) {
 		fields record.Fields
 		want   string
 	}{
-		{f("smoker", true), "Smoker"},
+		{f("smoker", true), "Current smoker"},
 		{f("smoker", false), "Non-smoker"},
-		{f("smokerRiskStatus", "former", "smoker", false), "former"},
+		{f("smokerRiskStatus", "former", "smoker", false), "Former smoker"},
+		{f("smokerRiskStatus", "vapes"), "Unknown"},
+		{f("smokerRiskStatus", "non-daily smoker", "smoker", true), "Current smoker"},
 		{f(), "<nil>"},
 	}
 	for _, s := range smokers {

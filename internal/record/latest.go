@@ -11,7 +11,7 @@ package record
 // has checked that they agree), the first of that quantity's list below
 // is named.
 type Latest struct {
-	Age       string `json:"age,omitempty"`       // age, dateOfBirth
+	Age       string `json:"age,omitempty"`       // dateOfBirth, age
 	Weight    string `json:"weight,omitempty"`    // weightLb, weightKg
 	Height    string `json:"height,omitempty"`    // heightFt (feet and inches; heightIn too), heightCm
 	BMI       string `json:"bmi,omitempty"`       // riskBmi, body (a weight or height field)
@@ -40,7 +40,9 @@ func (l *Latest) after(v *Fields) *Latest {
 			}
 		}
 	}
-	first(&n.Age, []string{"age", "dateOfBirth"}, v.Age != nil, v.DateOfBirth != nil)
+	// dateOfBirth first: it is exact, where age is a whole count that can
+	// lag by up to a year (the decoder refuses the two further apart).
+	first(&n.Age, []string{"dateOfBirth", "age"}, v.DateOfBirth != nil, v.Age != nil)
 	first(&n.Weight, []string{"weightLb", "weightKg"}, v.WeightLb != nil, v.WeightKg != nil)
 	first(&n.Height, []string{"heightFt", "heightFt", "heightCm"}, v.HeightFt != nil, v.HeightIn != nil, v.HeightCm != nil)
 	body := v.WeightLb != nil || v.WeightKg != nil || v.HeightFt != nil || v.HeightIn != nil || v.HeightCm != nil

@@ -10,7 +10,8 @@ import (
 // TestLatestNamesTheFieldThatLastGaveEachQuantity applies saves in turn
 // and checks the marker after each: the later field wins, a save that does
 // not touch a quantity keeps its marker, and one save giving two fields of
-// a quantity names the first of its list.
+// a quantity names the first of its list (dateOfBirth before age: the exact
+// one decides).
 func TestLatestNamesTheFieldThatLastGaveEachQuantity(t *testing.T) {
 	t.Parallel()
 	saves := []struct {
@@ -24,11 +25,11 @@ func TestLatestNamesTheFieldThatLastGaveEachQuantity(t *testing.T) {
 		{record.Fields{RiskBmi: new(24.0), SmokerRiskStatus: new("current smoker"), DateOfBirth: new("1990-01-01")},
 			record.Latest{Age: "dateOfBirth", Weight: "weightKg", BMI: "riskBmi", HeartRate: "ibi", Smoker: "smokerRiskStatus"}},
 		{record.Fields{HeightIn: new(5.0), Age: new(36.0), DateOfBirth: new("1990-01-01")},
-			record.Latest{Age: "age", Weight: "weightKg", Height: "heightFt", BMI: record.BodyFields, HeartRate: "ibi", Smoker: "smokerRiskStatus"}},
+			record.Latest{Age: "dateOfBirth", Weight: "weightKg", Height: "heightFt", BMI: record.BodyFields, HeartRate: "ibi", Smoker: "smokerRiskStatus"}},
 		{record.Fields{HeightCm: new(170.0), HeartRateBpm: new(70.0), RiskRestingHeartRate: new(71.0)},
-			record.Latest{Age: "age", Weight: "weightKg", Height: "heightCm", BMI: record.BodyFields, HeartRate: "heartRateBpm", Smoker: "smokerRiskStatus"}},
+			record.Latest{Age: "dateOfBirth", Weight: "weightKg", Height: "heightCm", BMI: record.BodyFields, HeartRate: "heartRateBpm", Smoker: "smokerRiskStatus"}},
 		{record.Fields{City: new("Leeds")},
-			record.Latest{Age: "age", Weight: "weightKg", Height: "heightCm", BMI: record.BodyFields, HeartRate: "heartRateBpm", Smoker: "smokerRiskStatus"}},
+			record.Latest{Age: "dateOfBirth", Weight: "weightKg", Height: "heightCm", BMI: record.BodyFields, HeartRate: "heartRateBpm", Smoker: "smokerRiskStatus"}},
 	}
 	var f record.Fields
 	for i, s := range saves {

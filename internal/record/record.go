@@ -1,6 +1,8 @@
 package record
 
 import (
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 	"strings"
 	"time"
 )
@@ -46,5 +48,15 @@ type Record struct {
 }
 
 // NormalizeEmail is the form in which emails are compared: records are found
-// by email case-insensitively (rules 3 and 4).
-func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+// by email case-insensitively (rules 3 and 4), with Unicode's rules: the
+// address in NFKC, then case-folded (docs/api.md). Intake refuses an
+// address that NFKC would change (a Kelvin sign, fullwidth letters), so
+// no look-alike of an address ever finds its record.
+func NormalizeEmail(email string) string {
+	return norm.NFKC.String(cases.Fold().String(norm.NFKC.String(strings.TrimSpace(email))))
+}
+
+// LegacyEmail is how pads compared emails before NormalizeEmail (plain
+// lower-casing): records indexed then are found by it until they are
+// indexed again.
+func LegacyEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }

@@ -1,6 +1,10 @@
 package score
 
-import "github.com/pads-dev/pads/internal/record"
+import (
+	"math"
+
+	"github.com/pads-dev/pads/internal/record"
+)
 
 // Conversion factors. Kilograms per pound is exact by definition; pounds
 // per kilogram is the factor the product contract names for the payload.
@@ -31,6 +35,9 @@ type Body struct {
 	WeightKg, WeightLb *float64 // the same weight in both units
 	HeightIn           *float64
 	BMI                *float64
+	// BMIComputed: BMI is made from WeightKg and HeightIn (else it is
+	// riskBmi as given).
+	BMIComputed bool
 	// Conflicts names the fields left out because they disagree and no
 	// save said which came last.
 	Conflicts []string
@@ -38,7 +45,9 @@ type Body struct {
 
 // BodyOf reads the body measurements, each from the field that last gave
 // it (record.Latest; see Weight, Height), and BMI from riskBmi or from
-// that weight and height, whichever was given last. A BMI outside
+// that weight and height, whichever was given last; when a later riskBmi
+// disagrees with the weight and height by more than BMITolerance, they
+// are superseded and left out with it. A BMI outside
 // MinBMI-MaxBMI is left out; when the weight and height themselves make
 // one, both are left out too, since nothing says which of the two is wrong.
 func BodyOf(f record.Fields) Body {
@@ -65,10 +74,15 @@ func BodyOf(f record.Fields) Body {
 	if f.RiskBmi != nil && PlausibleBMI(*f.RiskBmi) {
 		given = f.RiskBmi
 	}
-	bmi, conflict := choose(latestOf(f).BMI, BMITolerance, source{"riskBmi", given}, source{record.BodyFields, computed})
-	b.BMI = bmi
+	bmi, i, conflict := pick(latestOf(f).BMI, BMITolerance, source{"riskBmi", given}, source{record.BodyFields, computed})
+	b.BMI, b.BMIComputed = bmi, i == 1
 	if conflict {
 		b.Conflicts = append(b.Conflicts, "riskBmi")
+	}
+	if i == 0 && computed != nil && math.Abs(*computed-*bmi) > BMITolerance {
+		// A later riskBmi superseded the weight and height: shown beside
+		// it they would make the BMI the scores did not use.
+		b.WeightKg, b.WeightLb, b.HeightIn = nil, nil, nil
 	}
 	return b
 }

@@ -3,7 +3,7 @@ package score
 // The findings: readings outside their normal adult range, risk numbers
 // in the guidelines' raised classes, and declared conditions. Each caps
 // the overall score by its severity. They are read for known adults (18
-// or over); BMI and lipids from 20, like their components.
+// or over), BMI and lipids included (see partsOf).
 
 func finding(id, label string, m Measurement, s Severity, interp, guideline string) Flag {
 	return Flag{id, label, m, s, interp, guideline, false}
@@ -73,41 +73,41 @@ var findingRules = []rule{
 	{FindingBreathingLow, adultAge, func(_ *Inputs, v vitals) string { return when(is(v.rr, func(r float64) bool { return r < 12 }), Low) }},
 	{FindingSpO2Below95, adultAge, func(_ *Inputs, v vitals) string { return when(is(v.spo2, func(s float64) bool { return s < 95 }), Low) }},
 
-	{FindingBMIUnder, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingBMIUnder, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.BMI, func(b float64) bool { return b < 18.5 }), Low)
 	}},
-	{FindingBMIObesity2, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingBMIObesity2, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.BMI, func(b float64) bool { return b >= 35 }), High)
 	}},
-	{FindingBMIObesity1, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingBMIObesity1, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.BMI, func(b float64) bool { return b >= 30 && b < 35 }), High)
 	}},
 
-	{FindingTCHigh, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingTCHigh, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.TotalChol, func(x float64) bool { return x >= 240 }), High)
 	}},
-	{FindingTCBorderline, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingTCBorderline, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.TotalChol, func(x float64) bool { return x >= 200 && x < 240 }), High)
 	}},
-	{FindingLDLVeryHigh, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingLDLVeryHigh, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.LDL, func(x float64) bool { return x >= 190 }), High)
 	}},
-	{FindingLDLHigh, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingLDLHigh, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.LDL, func(x float64) bool { return x >= 160 && x < 190 }), High)
 	}},
-	{FindingLDLBorderline, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingLDLBorderline, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.LDL, func(x float64) bool { return x >= 130 && x < 160 }), High)
 	}},
-	{FindingHDLLow, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingHDLLow, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.HDL, func(x float64) bool { return x < 40 }), Low)
 	}},
-	{FindingTGVeryHigh, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingTGVeryHigh, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.Triglycerides, func(x float64) bool { return x >= 500 }), High)
 	}},
-	{FindingTGHigh, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingTGHigh, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.Triglycerides, func(x float64) bool { return x >= 200 && x < 500 }), High)
 	}},
-	{FindingTGBorderline, adultTablesAge, func(in *Inputs, _ vitals) string {
+	{FindingTGBorderline, adultAge, func(in *Inputs, _ vitals) string {
 		return when(is(in.Triglycerides, func(x float64) bool { return x >= 150 && x < 200 }), High)
 	}},
 	{FindingMetS, adultAge, func(in *Inputs, _ vitals) string {

@@ -245,20 +245,19 @@ func categories(r score.Result) []*string {
 		r.OverallHealthCategory, r.RelaxationCategory, r.HealthCreditCategory, r.StressIndex}
 }
 
-// TestAgeBandsOfComponents: BMI and lipids from 20, the 10-year risk from
-// 40 to 75.
+// TestAgeBandsOfComponents: BMI and lipids for every adult (18 or over),
+// the 10-year risk from 40 to 75.
 func TestAgeBandsOfComponents(t *testing.T) {
 	t.Parallel()
 	metabolism := func(age float64) *float64 {
 		in := normalAdult()
-		in.Age, in.BMI, in.HDL = p(age), p(45), p(30) // BMI 0.1, HDL 0.3: visible when used
+		in.Age, in.BMI, in.HDL = p(age), p(22), p(30) // HDL 0.3: visible when used
 		return score.Compute(in).Metabolism
 	}
-	if m := metabolism(19); m == nil || *m != 100 { // metabolic syndrome and diabetes only
-		t.Errorf("metabolism at 19 = %s, want 100 (BMI and lipids not used)", num(m))
-	}
-	if m := metabolism(20); m == nil || *m >= 100 {
-		t.Errorf("metabolism at 20 = %s, want BMI and lipids used", num(m))
+	for _, age := range []float64{18, 19, 20, 45} {
+		if m := metabolism(age); m == nil || *m >= 100 {
+			t.Errorf("metabolism at %v = %s, want lipids used", age, num(m))
+		}
 	}
 	overall := func(age float64) float64 {
 		in := normalAdult()

@@ -101,6 +101,7 @@ func (r *Result) score(p parts) {
 		r.HealthCredit = new(round(CreditMin + (CreditMax-CreditMin)**r.Overall/Max))
 		r.HealthCreditCategory = label(HealthCreditCategory(*r.HealthCredit))
 	}
+	r.capSubScores()
 	for _, s := range []struct {
 		score *float64
 		cat   **string
@@ -144,6 +145,48 @@ func (r *Result) showFlags() {
 	}
 }
 
+// subScoreInputs names, for each sub-score, the measurements it reads: a
+// flag about one of them caps that sub-score by its severity, as every
+// flag caps the overall score. The rhythm counts with the heart rate
+// (its category shows both), and the NEWS2 total with every sub-score
+// that reads one of its readings.
+var subScoreInputs = []struct {
+	score func(*Result) **float64
+	reads []Measurement
+}{
+	{func(r *Result) **float64 { return &r.Metabolism }, []Measurement{BodyMassIndex, TotalCholesterol, LDLCholesterol,
+		HDLCholesterol, TriglycerideLevel, MetabolicSyndrome, DiabetesHistory}},
+	{func(r *Result) **float64 { return &r.Equilibrium }, []Measurement{BreathingRate, OxygenSaturation, BloodPressure,
+		HeartRateReading, Rhythm, Combined}},
+	{func(r *Result) **float64 { return &r.Relaxation }, []Measurement{HeartRateReading, Rhythm, Combined}},
+	{func(r *Result) **float64 { return &r.Activity }, []Measurement{HeartRateReading, Rhythm, BodyMassIndex, Combined}},
+	{func(r *Result) **float64 { return &r.Sleep }, []Measurement{HeartRateReading, Rhythm, BreathingRate, Combined}},
+}
+
+// capSubScores caps each sub-score by the flags about its own inputs
+// (subScoreInputs). The overall score is made from the sub-scores before
+// these caps and capped by every flag itself, so a cap is never counted
+// twice.
+func (r *Result) capSubScores() {
+	for _, s := range subScoreInputs {
+		p := s.score(r)
+		if *p == nil {
+			continue
+		}
+		c := float64(Max)
+		for _, f := range r.Flags {
+			for _, m := range s.reads {
+				if f.Measurement == m {
+					c = min(c, f.Severity.Cap())
+				}
+			}
+		}
+		if **p > c {
+			*p = new(c)
+		}
+	}
+}
+
 // parts are an adult's components; nil is unknown, or not applicable at
 // the person's age.
 type parts struct {
@@ -153,13 +196,13 @@ type parts struct {
 	metS, diabetic                              *float64
 }
 
-// Age bands narrower than adulthood: the WHO adult BMI classes and the NCEP
-// ATP III lipid classes are for adults aged 20 or over; the ACC/AHA 2019
-// 10-year risk bands for ages 40 to 75.
-const (
-	adultTablesAge         = 20
-	riskMinAge, riskMaxAge = 40, 75
-)
+// The ACC/AHA 2019 10-year risk bands are for ages 40 to 75. The WHO
+// adult BMI classes and the NCEP ATP III lipid classes (written for 20 or
+// over) are read for every adult, 18 or over: at 18 and 19 the NHLBI 2011
+// young-adult lipid cut-offs are the same or stricter, and an obese BMI
+// is obese by BMI-for-age too, so leaving them out would let a raised
+// value make a young adult's verdict better, never worse.
+const riskMinAge, riskMaxAge = 40, 75
 
 func partsOf(in Inputs, v vitals) parts {
 	p := parts{
@@ -177,7 +220,7 @@ func partsOf(in Inputs, v vitals) parts {
 	if v.sys != nil && v.dia != nil {
 		p.bloodPressure = new(bloodPressure(*v.sys, *v.dia))
 	}
-	if atLeast(in.Age, adultTablesAge) {
+	if atLeast(in.Age, adultAge) {
 		p.bmi = apply(in.BMI, bmiClass)
 		p.totalChol = apply(in.TotalChol, totalCholesterol)
 		p.ldl = apply(in.LDL, ldl)

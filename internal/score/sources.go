@@ -2,6 +2,7 @@ package score
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -110,11 +111,25 @@ func HeartRate(f record.Fields) (bpm *float64, conflicts []string) {
 }
 
 // Age is the record's age at time at from the field that last gave it:
-// age, or the whole years since dateOfBirth (left out when negative or
-// over 130, age's bounds). With no marker, age first, provided the two
-// agree within AgeTolerance; contradictory reports that they do not.
+// the whole years since dateOfBirth (left out when negative or over 130,
+// age's bounds), or age. With no marker, dateOfBirth first (it is exact;
+// age is a whole count that can lag), provided the two agree within
+// AgeTolerance; contradictory reports that they do not.
 func Age(f record.Fields, at time.Time) (years *float64, contradictory bool) {
-	return choose(latestOf(f).Age, AgeTolerance, source{"age", f.Age}, source{"dateOfBirth", YearsSince(f.DateOfBirth, at)})
+	return choose(latestOf(f).Age, AgeTolerance, source{"dateOfBirth", YearsSince(f.DateOfBirth, at)}, source{"age", f.Age})
+}
+
+// BirthDate is the record's dateOfBirth when it still stands beside the
+// age the model reads (Age): when it gave that age, or agrees with it
+// within AgeTolerance. A date of birth that a later age superseded is
+// nil, so that no payload shows a birth date its scores did not use.
+func BirthDate(f record.Fields, at time.Time) *string {
+	dob := YearsSince(f.DateOfBirth, at)
+	age, _ := Age(f, at)
+	if dob == nil || age == nil || math.Abs(*dob-*age) > AgeTolerance {
+		return nil
+	}
+	return f.DateOfBirth
 }
 
 // YearsSince is the whole years from a YYYY-MM-DD date to at; nil when
@@ -139,17 +154,19 @@ func YearsSince(date *string, at time.Time) *float64 {
 }
 
 // Smoking is the record's smoking status from the field that last gave
-// it: smokerRiskStatus (shown as given; smoker or not as SmokerOf reads
-// it) or smoker ("Smoker" / "Non-smoker"). With no marker,
-// smokerRiskStatus first when it has a known meaning; when the two
-// disagree, the one that says smoker, the safer reading of an answer that
-// contradicts itself. smoker is nil when unknown.
+// it: smokerRiskStatus (read by SmokingStatus) or smoker ("Current
+// smoker" / "Non-smoker"); shown is the status as the model read it, one
+// of the SmokingStatus values. With no marker, smokerRiskStatus first
+// when it has a known meaning; when the two disagree, the one that says
+// smoker, the safer reading of an answer that contradicts itself. smoker
+// is nil when unknown.
 func Smoking(f record.Fields) (smoker *bool, shown *string) {
 	status := SmokerOf(f.SmokerRiskStatus)
+	statusText := func() *string { return new(SmokingStatus(*f.SmokerRiskStatus)) }
 	switch latestOf(f).Smoker {
 	case "smokerRiskStatus":
 		if f.SmokerRiskStatus != nil {
-			return status, f.SmokerRiskStatus
+			return status, statusText()
 		}
 	case "smoker":
 		if f.Smoker != nil {
@@ -157,12 +174,10 @@ func Smoking(f record.Fields) (smoker *bool, shown *string) {
 		}
 	}
 	switch {
-	case status != nil && f.Smoker != nil && *status != *f.Smoker && *status:
-		return status, f.SmokerRiskStatus
 	case status != nil && f.Smoker != nil && *status != *f.Smoker:
-		return f.Smoker, smokerText(true)
+		return new(true), new(CurrentSmoker)
 	case status != nil || (f.SmokerRiskStatus != nil && f.Smoker == nil):
-		return status, f.SmokerRiskStatus
+		return status, statusText()
 	case f.Smoker != nil:
 		return f.Smoker, smokerText(*f.Smoker)
 	}
@@ -171,49 +186,108 @@ func Smoking(f record.Fields) (smoker *bool, shown *string) {
 
 func smokerText(smoker bool) *string {
 	if smoker {
-		return new("Smoker")
+		return new(CurrentSmoker)
 	}
-	return new("Non-smoker")
+	return new(NonSmoker)
 }
 
-// SmokerOf reads a smokerRiskStatus text: lower-cased, with '-' and '_'
-// read as spaces, a text containing "never", "non", "not", "former",
-// "quit" or "ex smoker", or equal to "no", is a non-smoker; else one
-// containing "current", "smok", "daily" or "occasional", or equal to
-// "yes", is a smoker; any other text has no known meaning (nil).
+// The smoking statuses the payloads show.
+const (
+	CurrentSmoker = "Current smoker"
+	FormerSmoker  = "Former smoker"
+	NeverSmoked   = "Never smoked"
+	NonSmoker     = "Non-smoker" // not smoking; former or never not said
+	UnknownStatus = "Unknown"
+)
+
+// SmokerOf reads a smokerRiskStatus text (SmokingStatus): true for a
+// current smoker, false for a former, never or non-smoker, nil when the
+// text has no known meaning.
 func SmokerOf(status *string) *bool {
 	if status == nil {
 		return nil
 	}
-	s := words(*status)
-	has := func(words ...string) bool {
-		for _, w := range words {
-			if strings.Contains(s, w) {
+	switch SmokingStatus(*status) {
+	case CurrentSmoker:
+		return new(true)
+	case UnknownStatus:
+		return nil
+	}
+	return new(false)
+}
+
+// The words of the smoking statuses, checked in this order on the text
+// lower-cased with every run of other characters than letters, digits
+// and apostrophes read as one space (so "Non-daily" is "non daily").
+var (
+	// smokingNegated says the person does not smoke now.
+	smokingNegated = []string{"non smoker", "nonsmoker", "not a smoker", "not smoking", "not current", "not a current", "not currently", "no longer",
+		"does not smoke", "doesn't smoke", "do not smoke", "don't smoke"}
+	// smokingCurrent says the person smokes now, however often: a
+	// non-daily or occasional smoker is a current smoker (CDC/NHIS, and
+	// ACC/AHA 2019 counts any current tobacco use).
+	smokingCurrent = []string{"current", "currently", "daily", "every day", "everyday", "some days", "someday",
+		"occasional", "occasionally", "still", "social"}
+	smokingFormer = []string{"former", "formerly", "quit", "ex smoker", "exsmoker", "stopped", "used to"}
+	smokingYes    = []string{"yes", "y", "true"}
+	smokingNo     = []string{"no", "n", "false", "none"}
+)
+
+// SmokingStatus normalises a smokerRiskStatus text, the first rule that
+// holds winning: a negation of smoking (smokingNegated) is a former
+// smoker when it also says former or quit, never smoked when it says
+// never, else a non-smoker; a word of current smoking (smokingCurrent,
+// "still" included: "tried to quit, still smoking") is a current smoker;
+// former or quit is a former smoker; never is never smoked; "yes", "y",
+// "true" or any other text containing "smok" is a current smoker; "no",
+// "n", "false", "none" a non-smoker; any other text is unknown.
+func SmokingStatus(text string) string {
+	s := " " + words(text) + " "
+	has := func(phrases []string) bool {
+		for _, w := range phrases {
+			if strings.Contains(s, " "+w+" ") {
 				return true
 			}
 		}
 		return false
 	}
+	is := func(answers []string) bool { return slices.Contains(answers, strings.TrimSpace(s)) }
 	switch {
-	case s == "no" || has("never", "non", "not", "former", "quit", "ex smoker"):
-		return new(false)
-	case s == "yes" || has("current", "smok", "daily", "occasional"):
-		return new(true)
+	case has(smokingNegated) && has(smokingFormer):
+		return FormerSmoker
+	case has(smokingNegated) && has([]string{"never"}):
+		return NeverSmoked
+	case has(smokingNegated):
+		return NonSmoker
+	case has(smokingCurrent):
+		return CurrentSmoker
+	case has(smokingFormer):
+		return FormerSmoker
+	case has([]string{"never"}):
+		return NeverSmoked
+	case is(smokingYes) || strings.Contains(s, "smok"):
+		return CurrentSmoker
+	case is(smokingNo):
+		return NonSmoker
 	}
-	return nil
+	return UnknownStatus
 }
 
-// words is s lower-cased, with '-' and '_' read as spaces and each run of
-// spaces as one, trimmed: "Ex-Smoker " is "ex smoker". One allocation:
-// the request decoder reads every status sent.
+// words is s lower-cased, every run of characters other than letters,
+// digits and apostrophes read as one space, trimmed: "Ex-Smoker, 2019 "
+// is "ex smoker 2019". One allocation: the request decoder reads every
+// status sent.
 func words(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	gap := false
 	for _, r := range s {
-		if r == '-' || r == '_' || unicode.IsSpace(r) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' {
 			gap = b.Len() > 0
 			continue
+		}
+		if r == '’' {
+			r = '\''
 		}
 		if gap {
 			b.WriteByte(' ')

@@ -70,14 +70,16 @@ func TestOneQuantityOneValue(t *testing.T) {
 		smoker string
 		shown  string
 	}{
-		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker")}, "true", "current smoker"},
-		{record.Fields{Smoker: b(true), SmokerRiskStatus: new("never")}, "true", "Smoker"},
-		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker"), Latest: &record.Latest{Smoker: "smokerRiskStatus"}}, "true", "current smoker"},
-		{record.Fields{Smoker: b(true), SmokerRiskStatus: new("current smoker"), Latest: &record.Latest{Smoker: "smoker"}}, "true", "Smoker"},
+		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker")}, "true", "Current smoker"},
+		{record.Fields{Smoker: b(true), SmokerRiskStatus: new("never")}, "true", "Current smoker"},
+		{record.Fields{Smoker: b(false), SmokerRiskStatus: new("current smoker"), Latest: &record.Latest{Smoker: "smokerRiskStatus"}}, "true", "Current smoker"},
+		{record.Fields{Smoker: b(true), SmokerRiskStatus: new("current smoker"), Latest: &record.Latest{Smoker: "smoker"}}, "true", "Current smoker"},
 		{record.Fields{SmokerRiskStatus: new("Former smoker")}, "false", "Former smoker"},
 		{record.Fields{SmokerRiskStatus: new("Non-smoker")}, "false", "Non-smoker"},
-		{record.Fields{SmokerRiskStatus: new("vapes")}, "<nil>", "vapes"},
-		{record.Fields{Smoker: b(true)}, "true", "Smoker"},
+		{record.Fields{SmokerRiskStatus: new("vapes")}, "<nil>", "Unknown"},
+		{record.Fields{SmokerRiskStatus: new("non-daily smoker"), Smoker: b(true)}, "true", "Current smoker"},
+		{record.Fields{Smoker: b(true)}, "true", "Current smoker"},
+		{record.Fields{Smoker: b(false)}, "false", "Non-smoker"},
 	} {
 		s, shown := score.Smoking(tt.f)
 		got := "<nil>"
@@ -90,16 +92,35 @@ func TestOneQuantityOneValue(t *testing.T) {
 	}
 }
 
+// TestSmokingStatusWords: the documented normalisation (docs/scoring.md,
+// "Smoking"): anything that says current, daily, non-daily, occasional or
+// some days is a current smoker, "still" overriding quit; former or quit
+// is former; never is never; a negation of smoking is not smoking; any
+// other text is unknown, shown as Unknown.
 func TestSmokingStatusWords(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]string{"Ex-Smoker ": "false", "  CURRENT__smoker": "true", "non smoker": "false",
-		"Never": "false", "yes": "true", "no": "false", "quit 2019": "false", "daily": "true", "vapes": "<nil>", "": "<nil>"} {
-		got := "<nil>"
-		if v := score.SmokerOf(&in); v != nil {
-			got = map[bool]string{true: "true", false: "false"}[*v]
+	for in, want := range map[string]string{
+		"Ex-Smoker ": score.FormerSmoker, "  CURRENT__smoker": score.CurrentSmoker, "non smoker": score.NonSmoker,
+		"Never": score.NeverSmoked, "never smoked": score.NeverSmoked, "Never-smoker": score.NeverSmoked,
+		"yes": score.CurrentSmoker, "Y": score.CurrentSmoker, "no": score.NonSmoker, "quit 2019": score.FormerSmoker,
+		"daily": score.CurrentSmoker, "vapes": score.UnknownStatus, "": score.UnknownStatus,
+		"non-daily smoker": score.CurrentSmoker, "Non-daily": score.CurrentSmoker,
+		"tried to quit, still current smoker": score.CurrentSmoker, "quit, still smokes": score.CurrentSmoker,
+		"smokes some days": score.CurrentSmoker, "occasional smoker": score.CurrentSmoker,
+		"Current some day smoker": score.CurrentSmoker, "cigar smoker": score.CurrentSmoker,
+		"Former smoker, quit 2010": score.FormerSmoker, "not a current smoker": score.NonSmoker,
+		"no longer smokes, quit 2015": score.FormerSmoker, "Non-smoker": score.NonSmoker,
+		"I don’t smoke": score.NonSmoker, "never a smoker (not smoking)": score.NeverSmoked,
+	} {
+		if got := score.SmokingStatus(in); got != want {
+			t.Errorf("SmokingStatus(%q) = %q, want %q", in, got, want)
 		}
-		if got != want {
-			t.Errorf("SmokerOf(%q) = %s, want %s", in, got, want)
+		var smoker *bool
+		if v := score.SmokerOf(&in); v != nil {
+			smoker = v
+		}
+		if (smoker == nil) != (want == score.UnknownStatus) || (smoker != nil && *smoker != (want == score.CurrentSmoker)) {
+			t.Errorf("SmokerOf(%q) = %v, status %q", in, smoker, want)
 		}
 	}
 }

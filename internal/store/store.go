@@ -93,6 +93,10 @@ type Stored struct {
 	// with: a record sealed with an older key gets its email's blind index
 	// recomputed when it is next written.
 	SealedWith string
+	// StaleIndex: the record's email index is of an older form (before
+	// indexes were scoped per client and Unicode-normalized): its next
+	// write indexes it again.
+	StaleIndex bool
 }
 
 // Commit is the outcome of one save, for Store.Commit.

@@ -75,9 +75,19 @@ def years_since(dob, at):
 
 def age_of(f, completed):
     """(age, contradictory)"""
+    # dateOfBirth first: it is exact, age a whole count that can lag.
     v, _, conflict = pick(latest_of(f, "age"), TOL_AGE,
-                          [("age", q(f.get("age"))), ("dateOfBirth", years_since(f.get("dateOfBirth"), completed or MADE_AT))])
+                          [("dateOfBirth", years_since(f.get("dateOfBirth"), completed or MADE_AT)), ("age", q(f.get("age")))])
     return v, conflict
+
+
+def birth_date_of(f, completed):
+    """dateOfBirth as shown: only when it agrees with the age scored (within 1 year)."""
+    dob = years_since(f.get("dateOfBirth"), completed or MADE_AT)
+    age, _ = age_of(f, completed)
+    if dob is None or age is None or abs(dob - age) > TOL_AGE:
+        return None
+    return f.get("dateOfBirth")
 
 
 def heart_rate_of(f):
@@ -161,35 +171,60 @@ def body_of(f):
     computed = bmi_of(weight_kg, height) if weight_kg is not None and height is not None else None
     risk = q(f.get("riskBmi"))
     risk = risk if risk is not None and plausible_bmi(risk) else None
-    bmi, _, _ = pick(latest_of(f, "bmi"), TOL_BMI, [("riskBmi", risk), ("body", computed)])
+    bmi, i, _ = pick(latest_of(f, "bmi"), TOL_BMI, [("riskBmi", risk), ("body", computed)])
+    if i == 0 and computed is not None and abs(computed - bmi) > TOL_BMI:
+        weight_lb = height = None  # superseded by a later riskBmi: not shown
     return weight_lb, height, bmi
+
+
+NEGATED = ["non smoker", "nonsmoker", "not a smoker", "not smoking", "not current", "not a current", "not currently",
+           "no longer", "does not smoke", "doesn't smoke", "do not smoke", "don't smoke"]
+CURRENT = ["current", "currently", "daily", "every day", "everyday", "some days", "someday", "occasional", "occasionally",
+           "still", "social"]
+FORMER = ["former", "formerly", "quit", "ex smoker", "exsmoker", "stopped", "used to"]
+
+
+def smoking_status(status):
+    """docs/scoring.md, "Smoking": the normalised status of a smokerRiskStatus text."""
+    chars = "".join(c if c.isalnum() or c == "'" else ("'" if c == "\u2019" else " ") for c in status.lower())
+    s = " " + " ".join(chars.split()) + " "
+    has = lambda ws: any(" " + w + " " in s for w in ws)
+    bare = s.strip()
+    if has(NEGATED):
+        return "Former smoker" if has(FORMER) else "Never smoked" if has(["never"]) else "Non-smoker"
+    if has(CURRENT):
+        return "Current smoker"
+    if has(FORMER):
+        return "Former smoker"
+    if has(["never"]):
+        return "Never smoked"
+    if bare in ("yes", "y", "true") or "smok" in s:
+        return "Current smoker"
+    if bare in ("no", "n", "false", "none"):
+        return "Non-smoker"
+    return "Unknown"
 
 
 def smoker_meaning(status):
     if status is None:
         return None
-    s = " ".join(status.lower().replace("-", " ").replace("_", " ").split())
-    if s == "no" or any(w in s for w in ("never", "non", "not", "former", "quit", "ex smoker")):
-        return False
-    if s == "yes" or any(w in s for w in ("current", "smok", "daily", "occasional")):
-        return True
-    return None
+    return {"Current smoker": True, "Unknown": None}.get(smoking_status(status), False)
 
 
 def smoking_of(f):
     """(smoker for the model, smokerStatus shown)"""
     status, flag = f.get("smokerRiskStatus"), f.get("smoker")
     meaning = smoker_meaning(status)
-    text = lambda b: "Smoker" if b else "Non-smoker"
+    text = lambda b: "Current smoker" if b else "Non-smoker"
     latest = latest_of(f, "smoker")
     if latest == "smokerRiskStatus" and status is not None:
-        return meaning, status
+        return meaning, smoking_status(status)
     if latest == "smoker" and flag is not None:
         return flag, text(flag)
     if meaning is not None and flag is not None and meaning != flag:
-        return True, (status if meaning else "Smoker")  # the answer that says smoker
+        return True, "Current smoker"  # the answer that says smoker
     if meaning is not None or (status is not None and flag is None):
-        return meaning, status
+        return meaning, smoking_status(status)
     if flag is not None:
         return flag, text(flag)
     return None, None
@@ -310,18 +345,18 @@ FINDINGS = [
     ("breathing-rate-high", "Breathing rate above 20", "rr", "moderate", 18, lambda v, i: yes(known(v["rr"], lambda r: r > 20), "H")),
     ("breathing-rate-low", "Breathing rate below 12", "rr", "mild", 18, lambda v, i: yes(known(v["rr"], lambda r: r < 12), "L")),
     ("spo2-below-95", "SpO2 below 95%", "spo2", "moderate", 18, lambda v, i: yes(known(v["spo2"], lambda s: s < 95), "L")),
-    ("bmi-underweight", "BMI below 18.5 (underweight)", "bmi", "moderate", 20, lambda v, i: yes(known(i["bmi"], lambda b: b < F("18.5")), "L")),
-    ("bmi-obesity-2", "BMI 35 or more (obesity class II or III)", "bmi", "moderate", 20, lambda v, i: yes(known(i["bmi"], lambda b: b >= 35), "H")),
-    ("bmi-obesity-1", "BMI 30 to 34.9 (obesity class I)", "bmi", "mild", 20, lambda v, i: yes(between(i["bmi"], 30, 35), "H")),
-    ("total-cholesterol-high", "Total cholesterol 240 mg/dL or more (high)", "tc", "moderate", 20, lambda v, i: yes(known(i["tc"], lambda x: x >= 240), "H")),
-    ("total-cholesterol-borderline", "Total cholesterol 200-239 mg/dL (borderline high)", "tc", "mild", 20, lambda v, i: yes(between(i["tc"], 200, 240), "H")),
-    ("ldl-very-high", "LDL cholesterol 190 mg/dL or more (very high)", "ldl", "moderate", 20, lambda v, i: yes(known(i["ldl"], lambda x: x >= 190), "H")),
-    ("ldl-high", "LDL cholesterol 160-189 mg/dL (high)", "ldl", "moderate", 20, lambda v, i: yes(between(i["ldl"], 160, 190), "H")),
-    ("ldl-borderline", "LDL cholesterol 130-159 mg/dL (borderline high)", "ldl", "mild", 20, lambda v, i: yes(between(i["ldl"], 130, 160), "H")),
-    ("hdl-low", "HDL cholesterol below 40 mg/dL (low)", "hdl", "mild", 20, lambda v, i: yes(known(i["hdl"], lambda x: x < 40), "L")),
-    ("triglycerides-very-high", "Triglycerides 500 mg/dL or more (very high)", "tg", "moderate", 20, lambda v, i: yes(known(i["tg"], lambda x: x >= 500), "H")),
-    ("triglycerides-high", "Triglycerides 200-499 mg/dL (high)", "tg", "moderate", 20, lambda v, i: yes(between(i["tg"], 200, 500), "H")),
-    ("triglycerides-borderline", "Triglycerides 150-199 mg/dL (borderline high)", "tg", "mild", 20, lambda v, i: yes(between(i["tg"], 150, 200), "H")),
+    ("bmi-underweight", "BMI below 18.5 (underweight)", "bmi", "moderate", 18, lambda v, i: yes(known(i["bmi"], lambda b: b < F("18.5")), "L")),
+    ("bmi-obesity-2", "BMI 35 or more (obesity class II or III)", "bmi", "moderate", 18, lambda v, i: yes(known(i["bmi"], lambda b: b >= 35), "H")),
+    ("bmi-obesity-1", "BMI 30 to 34.9 (obesity class I)", "bmi", "mild", 18, lambda v, i: yes(between(i["bmi"], 30, 35), "H")),
+    ("total-cholesterol-high", "Total cholesterol 240 mg/dL or more (high)", "tc", "moderate", 18, lambda v, i: yes(known(i["tc"], lambda x: x >= 240), "H")),
+    ("total-cholesterol-borderline", "Total cholesterol 200-239 mg/dL (borderline high)", "tc", "mild", 18, lambda v, i: yes(between(i["tc"], 200, 240), "H")),
+    ("ldl-very-high", "LDL cholesterol 190 mg/dL or more (very high)", "ldl", "moderate", 18, lambda v, i: yes(known(i["ldl"], lambda x: x >= 190), "H")),
+    ("ldl-high", "LDL cholesterol 160-189 mg/dL (high)", "ldl", "moderate", 18, lambda v, i: yes(between(i["ldl"], 160, 190), "H")),
+    ("ldl-borderline", "LDL cholesterol 130-159 mg/dL (borderline high)", "ldl", "mild", 18, lambda v, i: yes(between(i["ldl"], 130, 160), "H")),
+    ("hdl-low", "HDL cholesterol below 40 mg/dL (low)", "hdl", "mild", 18, lambda v, i: yes(known(i["hdl"], lambda x: x < 40), "L")),
+    ("triglycerides-very-high", "Triglycerides 500 mg/dL or more (very high)", "tg", "moderate", 18, lambda v, i: yes(known(i["tg"], lambda x: x >= 500), "H")),
+    ("triglycerides-high", "Triglycerides 200-499 mg/dL (high)", "tg", "moderate", 18, lambda v, i: yes(between(i["tg"], 200, 500), "H")),
+    ("triglycerides-borderline", "Triglycerides 150-199 mg/dL (borderline high)", "tg", "mild", 18, lambda v, i: yes(between(i["tg"], 150, 200), "H")),
     ("metabolic-syndrome", "3 or more of the 5 metabolic syndrome criteria", "mets", "moderate", 18, lambda v, i: yes(known(i["mets"], lambda n: n >= 3), "A")),
     ("ten-year-risk-high", "10-year cardiovascular risk 20% or more (high)", "risk", "moderate", 18, lambda v, i: yes(known(i["risk"], lambda x: x >= 20), "H")),
     ("ten-year-risk-intermediate", "10-year cardiovascular risk 7.5% to 19.9% (intermediate)", "risk", "mild", 18,
@@ -552,10 +587,14 @@ def withheld_of(age, age_conflict, vit, hr_conflicts):
     return None
 
 
+def completed_of(case):
+    completed = case.get("assessmentCompletedAt")
+    return datetime.date.fromisoformat(completed[:10]) if completed else None
+
+
 def expected(case):
     f = case["fields"]
-    completed = case.get("assessmentCompletedAt")
-    completed = datetime.date.fromisoformat(completed[:10]) if completed else None
+    completed = completed_of(case)
     age, age_conflict = age_of(f, completed)
     hr, hr_conflicts = heart_rate_of(f)
     hrv, measure = hrv_of(f)
@@ -608,7 +647,7 @@ def expected(case):
         c_hr = wellness(v["hr"], 30, 50, 100, 130)
         c_hrv = None if hrv is None else hrv_component(hrv, measure)
         c_bp = bp_component(v["sys"], v["dia"])
-        adult20 = age >= 20
+        adult20 = age >= 18  # the adult BMI and lipid tables are read for every adult
 
         def risk(key, fn, allowed=True):
             x = q(f.get(key))
@@ -635,12 +674,22 @@ def expected(case):
                                (frac(relaxation), 15), (frac(activity), 10), (frac(sleep), 10)])
         cap = min([CAP[fl["severity"]] for fl in flags], default=100)
         overall = min(overall, F(cap))
+        credit = F(round_half_up(300 + F(550) * overall / 100))
+
+        def capped(score, reads):
+            """A sub-score capped by the flags about its own inputs."""
+            c = min([CAP[fl["severity"]] for fl in flags if fl["measurement"] in reads], default=100)
+            return None if score is None else min(score, F(c))
+        metabolism = capped(metabolism, {"bmi", "tc", "ldl", "hdl", "tg", "mets", "diabetes"})
+        equilibrium = capped(equilibrium, {"rr", "spo2", "bp", "hr", "rhythm", "combined"})
+        relaxation = capped(relaxation, {"hr", "rhythm", "combined"})
+        activity = capped(activity, {"hr", "rhythm", "bmi", "combined"})
+        sleep = capped(sleep, {"hr", "rhythm", "rr", "combined"})
         for key, s in (("metabolismScore", metabolism), ("equilibriumScore", equilibrium), ("relaxationScore", relaxation),
                        ("activityScore", activity), ("sleepScore", sleep), ("overallHealthScore", overall)):
             out[key] = s
             if s is not None:
                 out[key.replace("Score", "Category")] = score_band(s)
-        credit = F(round_half_up(300 + F(550) * overall / 100))
         out["healthCreditScore"] = credit
         out["healthCreditCategory"] = credit_band(credit)
         if relaxation is not None:
@@ -715,6 +764,9 @@ def main():
                 w = want[key] if want[key] is None or isinstance(want[key], str) else float(want[key])
                 problems.append(f"{case['name']}: {key} = {got[key]!r}, docs/scoring.md gives {w!r}")
         problems += check_additive(case["name"], want, got)
+        ns_dob, want_dob = golden["nonSensitive"]["dateOfBirth"], birth_date_of(case["fields"], completed_of(case))
+        if ns_dob != want_dob:
+            problems.append(f"{case['name']}: nonSensitive dateOfBirth = {ns_dob!r}, want {want_dob!r}")
         ns_age = golden["nonSensitive"]["age"]
         if not same(want["age"], ns_age):
             problems.append(f"{case['name']}: nonSensitive age = {ns_age!r}, want {want['age']}")

@@ -89,7 +89,7 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	if l.PatientUUID != "" {
 		row = s.pool.QueryRow(ctx, qFindByKey, l.ClientID, l.PatientUUID, l.AssessmentType)
 	} else {
-		row = s.pool.QueryRow(ctx, qFindByEmail, l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))
+		row = s.pool.QueryRow(ctx, qFindByEmail, l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.ClientID, l.Email))
 	}
 	r, found, err := sqlstore.ScanRow(row)
 	if err != nil {

@@ -185,7 +185,7 @@ func (s *Store) prepareReads(ctx context.Context) error {
 	if s.byKey, err = s.readDB.PrepareContext(ctx, selectRow+" WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ?"); err != nil {
 		return err
 	}
-	if s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, len(s.cfg.Keys.Indexes("")))); err != nil {
+	if s.byEmail, err = s.readDB.PrepareContext(ctx, byEmailQuery(sqlstore.RowColumns, s.codec.EmailIndexCount())); err != nil {
 		return err
 	}
 	s.held, err = s.readDB.PrepareContext(ctx, held)
@@ -203,7 +203,7 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 	if l.PatientUUID != "" {
 		row = s.byKey.QueryRowContext(ctx, l.ClientID, l.PatientUUID, l.AssessmentType)
 	} else {
-		row = s.byEmail.QueryRowContext(ctx, emailArgs(l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.Email))...)
+		row = s.byEmail.QueryRowContext(ctx, emailArgs(l.ClientID, l.AssessmentType, s.codec.EmailIndexes(l.ClientID, l.Email))...)
 	}
 	r, found, err := sqlstore.ScanRow(row)
 	if err != nil {

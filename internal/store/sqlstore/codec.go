@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -48,7 +49,7 @@ func (c Codec) sealRecord(rec record.Record) (Row, error) {
 	return Row{
 		Key:                   rec.Key,
 		FunnelID:              rec.FunnelID,
-		EmailIndex:            c.Keys.Index(record.NormalizeEmail(email)),
+		EmailIndex:            c.Keys.Index(emailIndexValue(rec.Key.ClientID, email)),
 		Sealed:                c.Keys.Seal(plain, recordAD(rec.Key)),
 		CreatedAt:             rec.CreatedAt,
 		UpdatedAt:             rec.UpdatedAt,
@@ -83,14 +84,35 @@ func (c Codec) Stored(row Row) (*store.Stored, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store.Stored{Record: rec, Version: row.Version, SealedWith: c.Keys.KeyID(row.Sealed)}, nil
+	return &store.Stored{Record: rec, Version: row.Version, SealedWith: c.Keys.KeyID(row.Sealed),
+		StaleIndex: !c.CurrentEmailIndex(row.EmailIndex, rec.Key.ClientID, emailOf(rec.Fields))}, nil
 }
 
-// EmailIndexes are the blind indexes an email may be stored under, one
-// per key, the first key's first: records sealed before a key rotation
-// keep their old index until they are resealed.
-func (c Codec) EmailIndexes(email string) [][]byte {
-	return c.Keys.Indexes(record.NormalizeEmail(email))
+// EmailIndexes are the blind indexes a client's email may be stored
+// under: the current form under each key, the first key's first (records
+// sealed before a key rotation keep their old index until they are
+// resealed), then the legacy form under each key (records indexed before
+// indexes were scoped per client, until pads records reseal or their next
+// save indexes them again).
+func (c Codec) EmailIndexes(clientID, email string) [][]byte {
+	return append(c.Keys.Indexes(emailIndexValue(clientID, email)), c.Keys.Indexes(record.LegacyEmail(email))...)
+}
+
+// EmailIndexCount is how many indexes EmailIndexes returns.
+func (c Codec) EmailIndexCount() int { return 2 * len(c.Keys.Indexes("")) }
+
+// CurrentEmailIndex reports whether index is the current form of the
+// client's email's index under the first key.
+func (c Codec) CurrentEmailIndex(index []byte, clientID, email string) bool {
+	return bytes.Equal(index, c.Keys.Index(emailIndexValue(clientID, email)))
+}
+
+// emailIndexValue is what a record's email index is computed over: the
+// normalized email, scoped to its client, so the same email of two clients
+// has unrelated indexes (nothing links their records in a stolen
+// database).
+func emailIndexValue(clientID, email string) string {
+	return "pads email v2\x00" + clientID + "\x00" + record.NormalizeEmail(email)
 }
 
 // recordAD binds sealed fields to their record.

@@ -40,12 +40,13 @@ func Prepare(codec Codec, c store.Commit) (*Prepared, error) {
 	}
 	p := &Prepared{Commit: c, Row: row}
 	if c.Lookup.PatientUUID == "" {
-		p.Indexes = codec.EmailIndexes(c.Lookup.Email)
+		p.Indexes = codec.EmailIndexes(c.Lookup.ClientID, c.Lookup.Email)
 	}
 	if c.Previous != nil {
 		// The email's index is rewritten when the email changed, or when
 		// the record was sealed with an older key (so was its index).
-		p.Reindex = emailOf(c.Previous.Fields) != emailOf(c.Record.Fields) || c.Previous.SealedWith != codec.Keys.PrimaryID()
+		p.Reindex = emailOf(c.Previous.Fields) != emailOf(c.Record.Fields) || c.Previous.SealedWith != codec.Keys.PrimaryID() ||
+			c.Previous.StaleIndex
 	}
 	for _, ne := range c.Events {
 		e := store.Event{Key: c.Record.Key, FunnelID: c.Record.FunnelID, DataType: ne.DataType, Model: ne.Model, CreatedAt: c.Record.UpdatedAt}

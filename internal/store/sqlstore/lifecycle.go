@@ -15,7 +15,7 @@ func (s *Shared) patientCond(p store.Patient) (string, []any) {
 	if p.PatientUUID != "" {
 		return "r.patient_uuid = ? AND r.client_id = ?", []any{p.PatientUUID, p.ClientID}
 	}
-	indexes := s.codec.EmailIndexes(p.Email)
+	indexes := s.codec.EmailIndexes(p.ClientID, p.Email)
 	args := []any{p.ClientID}
 	for _, ix := range indexes {
 		args = append(args, ix)

@@ -13,7 +13,8 @@ import (
 const resealPage = 200
 
 // Reseal rewrites every record, event payload and saved answer not sealed
-// under the codec's first key, a page per transaction of the writer. It
+// under the codec's first key (and every record whose email index is of an
+// older form), a page per transaction of the writer. It
 // reads each page outside the writer: a record's rewrite checks its
 // version (a save that rewrote it meanwhile sealed it under the first key
 // already), and events and answers never change once written.
@@ -80,15 +81,16 @@ func (s *Shared) resealRecords(ctx context.Context, pg *page) error {
 	pg.seen = len(rows)
 	for _, row := range rows {
 		pg.last = row.ID
-		if s.codec.Keys.KeyID(row.Sealed) == s.codec.Keys.PrimaryID() {
-			pg.byKey[s.codec.Keys.PrimaryID()]++
-			continue
-		}
 		rec, err := s.codec.OpenRecord(row)
 		if err != nil {
 			return err
 		}
-		// The email index is recomputed under the first key too.
+		if s.codec.Keys.KeyID(row.Sealed) == s.codec.Keys.PrimaryID() && s.codec.CurrentEmailIndex(row.EmailIndex, rec.Key.ClientID, emailOf(rec.Fields)) {
+			pg.byKey[s.codec.Keys.PrimaryID()]++
+			continue
+		}
+		// The email index is recomputed under the first key, and in its
+		// current form (scoped to the client), too.
 		resealed, err := s.codec.sealRecord(rec)
 		if err != nil {
 			return err

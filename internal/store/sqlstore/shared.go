@@ -136,19 +136,25 @@ func (s *Shared) Release(ctx context.Context, owner string, ids []int64) error {
 	return nil
 }
 
-// OutboxStats counts pending and failed deliveries, at now.
+// OutboxStats counts pending and failed deliveries, at now. A delivery
+// released unattempted (next_at 0: due first) counts as due since it was
+// created; its due time before the claim is not kept.
 func (s *Shared) OutboxStats(ctx context.Context, now time.Time) (store.OutboxStats, error) {
 	var st store.OutboxStats
-	var oldest sql.NullInt64
+	var oldest, released sql.NullInt64
 	err := s.db.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM deliveries WHERE state = 'pending'),
 		(SELECT count(*) FROM deliveries WHERE state = 'failed'),
-		(SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at <= ?)`, now.UnixNano()).Scan(&st.Pending, &st.Failed, &oldest)
+		(SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at > 0 AND next_at <= ?),
+		(SELECT min(created_at) FROM deliveries WHERE state = 'pending' AND next_at = 0)`, now.UnixNano()).Scan(&st.Pending, &st.Failed, &oldest, &released)
 	if err != nil {
 		return st, fmt.Errorf("outbox stats: %w", err)
 	}
+	if released.Valid && (!oldest.Valid || released.Int64 < oldest.Int64) {
+		oldest = released
+	}
 	if oldest.Valid {
-		st.OldestDue = now.Sub(time.Unix(0, oldest.Int64))
+		st.OldestDue = max(0, now.Sub(time.Unix(0, oldest.Int64)))
 	}
 	return st, nil
 }

@@ -153,7 +153,7 @@ func testDeliveryPages(t *testing.T, o Opener) {
 		}
 	}
 	page, _ := h.DeliveryPage(context.Background(), store.DeliveryQuery{ClientID: "acme", Destination: "d2", State: store.Failed, Limit: 1})
-	if len(page) != 1 || page[0].LastError != "http_5xx" || page[0].Key.PatientUUID == "" || page[0].Model != Model {
+	if len(page) != 1 || page[0].LastError != "http_5xx" || page[0].Key.PatientUUID == "" || page[0].Model != suiteModel {
 		t.Fatalf("a page's delivery: %+v", page)
 	}
 }

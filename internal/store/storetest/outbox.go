@@ -60,7 +60,7 @@ func testEnqueue(t *testing.T, o Opener) {
 	if err := json.Unmarshal(got[0].Payload, &body); err != nil || body["uuid"] != res.PatientUUID || body["firstName"] != "Ada" {
 		t.Fatalf("payload %s: %v", got[0].Payload, err)
 	}
-	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != Model {
+	if got[0].DataType != record.NonSensitive || got[0].Key.PatientUUID != res.PatientUUID || got[0].Series != 1 || got[0].Model != suiteModel {
 		t.Fatalf("delivery %+v", got[0].Delivery)
 	}
 }
@@ -84,6 +84,10 @@ func testClaimLeases(t *testing.T, o Opener) {
 	}
 	if err := s.Release(context.Background(), "p3", []int64{later[0].ID}); err != nil {
 		t.Fatal(err)
+	}
+	// A released delivery is due since it was made, not since 1970.
+	if st, err := s.OutboxStats(context.Background(), now.Add(time.Minute)); err != nil || st.OldestDue <= 0 || st.OldestDue > time.Hour {
+		t.Fatalf("stats after a release: %+v, %v", st, err)
 	}
 	if got := claim(t, s, "p4", now.Add(time.Minute)); len(got) != 1 || got[0].ID != later[0].ID {
 		t.Fatalf("a released delivery is due at once: %+v", got)

@@ -22,8 +22,8 @@ import (
 // payload or fhir). The real service runs over SQLite in internal/httpapi's
 // tests and over both drivers in cmd/pads's end-to-end tests.
 
-// Model is the scoring model version the suite's payloads carry.
-const Model = "storetest-model-1"
+// suiteModel is the scoring model version the suite's payloads carry.
+const suiteModel = "storetest-model-1"
 
 // Client is how the suite routes a client's saves.
 type Client struct {
@@ -104,8 +104,8 @@ func (sv *Saver) Save(ctx context.Context, clientID string, r *SaveRequest) (Res
 		change := record.Apply(stored, s, now().UTC(), newUUID)
 		var events []store.NewEvent
 		for _, dt := range change.Raised {
-			events = append(events, store.NewEvent{DataType: dt, Model: Model, Payload: Payload(dt, change.Record),
-				FHIR: Bundle(dt, change.Record)})
+			events = append(events, store.NewEvent{DataType: dt, Model: suiteModel, Payload: payloadOf(dt, change.Record),
+				FHIR: bundleOf(dt, change.Record)})
 		}
 		done, err := sv.store.Commit(ctx, store.Commit{Lookup: lookup, Previous: prev, Record: change.Record, Events: events,
 			Destinations: client.Destinations})
@@ -121,10 +121,10 @@ func (sv *Saver) Save(ctx context.Context, clientID string, r *SaveRequest) (Res
 	return Result{}, errors.New("storetest: the record kept changing")
 }
 
-// Payload is the suite's payload of an event: every value the record
+// payloadOf is the suite's payload of an event: every value the record
 // holds, by its catalogue name, with the record's uuid, the data type and
 // the model, so that a value left in clear in the database shows.
-func Payload(dt record.DataType, rec record.Record) []byte {
+func payloadOf(dt record.DataType, rec record.Record) []byte {
 	fields, err := json.Marshal(rec.Fields)
 	if err != nil {
 		panic(err)
@@ -133,7 +133,7 @@ func Payload(dt record.DataType, rec record.Record) []byte {
 	if err := json.Unmarshal(fields, &body); err != nil {
 		panic(err)
 	}
-	body["uuid"], body["dataType"], body["model"] = rec.PatientUUID, string(dt), Model
+	body["uuid"], body["dataType"], body["model"] = rec.PatientUUID, string(dt), suiteModel
 	b, err := json.Marshal(body)
 	if err != nil {
 		panic(err)
@@ -141,9 +141,9 @@ func Payload(dt record.DataType, rec record.Record) []byte {
 	return b
 }
 
-// Bundle is the suite's FHIR Bundle of an event: a collection with the
+// bundleOf is the suite's FHIR Bundle of an event: a collection with the
 // Patient, and for sensitive data one Observation more.
-func Bundle(dt record.DataType, rec record.Record) []byte {
+func bundleOf(dt record.DataType, rec record.Record) []byte {
 	type resource struct {
 		ResourceType string `json:"resourceType"`
 		ID           string `json:"id"`
