@@ -43,6 +43,8 @@ type claimer struct {
 	opts   Options
 	leases *leases
 	hard   context.Context
+	pauses *pauses // paused destinations: never claimed
+	rates  *rates  // destinations' maxPerSecond
 	// start runs an attempt of w (in its own goroutine); the attempt gives
 	// its slot back with free, and says it is over with ended.
 	start func(w work)
@@ -219,14 +221,19 @@ func (c *claimer) worthClaiming() bool {
 // delivery due now that could not be claimed waits for its destination to
 // free a slot, which wakes the claimer anyway.
 func (c *claimer) sleep() time.Duration {
-	at, ok, err := c.outbox.NextDue(c.hard, c.opts.Now())
-	if err != nil || !ok {
-		return c.opts.Poll
+	now := c.opts.Now()
+	sleep := c.opts.Poll
+	if at, ok := c.rates.next(); ok {
+		sleep = min(sleep, max(at.Sub(now), time.Millisecond)) // a token is due
 	}
-	if w := at.Sub(c.opts.Now()); w > 0 && w < c.opts.Poll {
+	at, ok, err := c.outbox.NextDue(c.hard, now)
+	if err != nil || !ok {
+		return sleep
+	}
+	if w := at.Sub(now); w > 0 && w < sleep {
 		return w
 	}
-	return c.opts.Poll
+	return sleep
 }
 
 // safeRound is round, with a panic recovered and logged: the round fails
@@ -243,10 +250,11 @@ func (c *claimer) safeRound() (more, saturated bool) {
 }
 
 // request is what a claim asks the store for: up to limit due deliveries,
-// none for the destinations in skip (their lines are full). Claim-time
-// rules go here.
+// none for the destinations in skip (their lines are full), nor for those
+// paused or waiting for their rate's next token. Claim-time rules go here.
 func (c *claimer) request(owner string, limit int, skip []store.DestinationRef) store.ClaimRequest {
 	now := c.opts.Now()
+	skip = append(append(skip, c.pauses.list()...), c.rates.skip(now)...)
 	return store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(c.opts.Lease),
 		Limit: limit, Skip: skip, Unordered: c.opts.Unordered()}
 }
@@ -355,8 +363,10 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now t
 			continue // already here: its lease ran out while it waited or ran
 		}
 		l := c.lane(cl.Ref())
-		if c.full(l) || load[cl.Key.ClientID] >= 2*c.opts.PerClient {
-			overflow = append(overflow, cl.ID) // its line filled up within this claim
+		if c.full(l) || load[cl.Key.ClientID] >= 2*c.opts.PerClient || c.pauses.paused(cl.Ref()) || !c.rates.take(cl.Ref(), now) {
+			// Its line filled up within this claim, its destination was
+			// paused meanwhile, or it has no token: it waits unleased.
+			overflow = append(overflow, cl.ID)
 			continue
 		}
 		l.queue = append(l.queue, work{cl, owner, now})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -158,7 +159,12 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 	}
 	byRef := make(map[[2]string]int, len(kept))
 	for _, k := range kept {
-		byRef[[2]string{k.ClientID, k.ID}] = k.Deliveries
+		ref := [2]string{k.ClientID, k.ID}
+		if cfg.Destination(k.ClientID, k.ID) == nil {
+			// The labels stay bounded by the config's destinations.
+			ref = [2]string{metrics.Other, metrics.Other}
+		}
+		byRef[ref] += k.Deliveries
 	}
 	s.obs.SetPendingKept(byRef)
 	s.obs.ObservePass("ok")
