@@ -58,3 +58,41 @@ func TestConsoleOverviewShowsHostsSendsTestsAndRefreshesQuietly(t *testing.T) {
 		t.Fatalf("the audit log lacks the test:\n%s", audit)
 	}
 }
+
+// TestConsolePausesAndResumesADestination drives the Pause and Resume
+// buttons in Chromium: the pause shows on the overview with its reason,
+// the destination is sent nothing meanwhile, and once resumed its waiting
+// delivery goes; both are audited.
+func TestConsolePausesAndResumesADestination(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	rc := newReceiver(t, nil)
+	calm := newReceiver(t, nil)
+	path := consoleConfig(t, rc.srv.URL, calm.srv.URL)
+	s := startServerAt(t, path)
+	b.run(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(chromedp.CSS("#signin")),
+		chromedp.SendKeys(chromedp.CSS("#username"), "ops"), chromedp.SendKeys(chromedp.CSS("#key"), opsKey),
+		chromedp.Click(chromedp.CSS("#signin")), chromedp.WaitVisible(chromedp.CSS("#trouble-count")))
+	b.run(t, "pause with a reason", chromedp.SendKeys(chromedp.CSS("#reason-acme-main-hook"), "clinic moving servers"),
+		chromedp.Click(chromedp.CSS("#pause-acme-main-hook")), chromedp.WaitVisible(chromedp.CSS("#paused-acme-main-hook")))
+	if got := b.text(t, "#paused-acme-main-hook"); !strings.Contains(got, "paused") || !strings.Contains(got, "by console:ops") ||
+		!strings.Contains(got, "clinic moving servers") {
+		t.Fatalf("the paused destination's row says %q", got)
+	}
+	b.screenshot(t, "overview-paused")
+	time.Sleep(2500 * time.Millisecond) // past the pause's refresh
+	tok := s.token("acme", acmeKey, "storage")
+	completeForm(t, s, tok, "acme-main", "ada@example.com")
+	time.Sleep(2 * time.Second)
+	if n := len(rc.all()); n != 0 {
+		t.Fatalf("a paused destination was sent %d deliveries", n)
+	}
+	b.run(t, "resume", chromedp.Click(chromedp.CSS("#resume-acme-main-hook")), chromedp.WaitVisible(chromedp.CSS("#pause-acme-main-hook")))
+	rc.wait(t, 1, 10*time.Second)
+	audit := cli(t, "audit", "--config", path)
+	for _, want := range []string{`destinations.pause   destination:acme/main-hook reason="clinic moving servers"`, "destinations.resume  destination:acme/main-hook"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit log lacks %q:\n%s", want, audit)
+		}
+	}
+}

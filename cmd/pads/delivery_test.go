@@ -264,8 +264,11 @@ func TestRetriesUntilSuccessOrTheLastAttempt(t *testing.T) {
 			}
 			if len(got) == 3 {
 				gap1, gap2 := got[1].at.Sub(got[0].at), got[2].at.Sub(got[1].at)
-				if gap1 < 100*time.Millisecond || gap2 < 300*time.Millisecond || gap2 <= gap1 {
-					t.Errorf("gaps %v then %v: want >=100ms, then >=300ms and growing", gap1, gap2)
+				// Lower bounds only: a loaded machine delays an attempt
+				// (a first gap of 870 ms, a second of 580 ms, seen), never
+				// hastens one.
+				if gap1 < 100*time.Millisecond || gap2 < 300*time.Millisecond {
+					t.Errorf("gaps %v then %v: want >=100ms, then >=300ms", gap1, gap2)
 				}
 			}
 			if strings.Contains(tt.name, "302") && !strings.Contains(out, "http_3xx") {

@@ -98,7 +98,7 @@ var listeningRE = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 // if pads exits first, and exitErr then says why.
 func waitForAddr(t *testing.T, logs func() string, done <-chan struct{}, exitErr func() error) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(busyWait)
 	for time.Now().Before(deadline) {
 		if m := listeningRE.FindStringSubmatch(logs()); m != nil {
 			return m[1]

@@ -27,6 +27,8 @@ var commands = []command{
 	{"deliveries replay", "ID | --failed --since T | --client ID --patient UUID --destination ID", "deliver again: one delivery, every failed one, or a record's results to a destination"},
 	{"destinations list", "", "list the destinations: where each sends, what it gets, how fast"},
 	{"destinations test", "CLIENT/DESTINATION", "send a signed test event (no patient data) and print the answer"},
+	{"destinations pause", "CLIENT/DESTINATION", "send a destination nothing; its deliveries wait until it is resumed"},
+	{"destinations resume", "CLIENT/DESTINATION", "send a paused destination its waiting deliveries, in order"},
 	{"records reseal", "", "rewrite records under the first encryption key"},
 	{"records erase", "", "erase one patient's records, deliveries and attempts (--client, --patient or --email)"},
 	{"records export", "", "write one patient's records and results to a file (--client, --patient or --email, --out)"},

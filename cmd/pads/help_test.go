@@ -39,6 +39,8 @@ func TestEachCommandsHelpShowsItsOwnFlagsAndSucceeds(t *testing.T) {
 		{"deliveries replay", []string{"-failed", "-since", "-client", "-config"}, []string{"-status", "-limit"}},
 		{"destinations list", []string{"-config"}, []string{"-client"}},
 		{"destinations test", []string{"-config"}, []string{"-client"}},
+		{"destinations pause", []string{"-reason", "-config"}, []string{"-client"}},
+		{"destinations resume", []string{"-config"}, []string{"-reason"}},
 		{"records reseal", []string{"-config"}, []string{"-client"}},
 		{"records erase", []string{"-client", "-patient", "-email", "-config"}, []string{"-out"}},
 		{"records export", []string{"-client", "-patient", "-email", "-out", "-fhir", "-config"}, []string{"-limit"}},

@@ -74,7 +74,7 @@ clients:
     destinations:
       - type: webhook
         url: %s
-        retry: {attempts: 20, initialDelay: 500ms, multiplier: 1}
+        retry: {attempts: 20, initialDelay: 3s, multiplier: 1}   # a minute of retries: the others may take that long on a loaded machine
 `, filepath.Join(dir, "data"), database, acmeKey, rc.srv.URL))
 	s := startServerAt(t, path)
 	tok := s.token("acme", acmeKey, "storage")

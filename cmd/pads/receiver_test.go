@@ -58,7 +58,7 @@ func newReceiver(t *testing.T, respond func(n int, w http.ResponseWriter, r *htt
 // wait returns once the receiver has answered n requests in all.
 func (rc *receiver) wait(t *testing.T, n int, within time.Duration) []received {
 	t.Helper()
-	deadline := time.After(within)
+	deadline := time.After(max(within, busyWait))
 	for {
 		if rc.answered.Load() >= int64(n) {
 			return rc.all()
@@ -76,7 +76,7 @@ func (rc *receiver) wait(t *testing.T, n int, within time.Duration) []received {
 // receivers that hang).
 func (rc *receiver) waitReceived(t *testing.T, n int, within time.Duration) {
 	t.Helper()
-	if !waitWithin(within, func() bool { return len(rc.all()) >= n }) {
+	if !waitWithin(max(within, busyWait), func() bool { return len(rc.all()) >= n }) {
 		t.Fatalf("receiver got %d requests, want %d", len(rc.all()), n)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/deliver"
+	"github.com/pads-dev/pads/internal/deliver/notify"
 	"github.com/pads-dev/pads/internal/deliver/sns"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
 	"github.com/pads-dev/pads/internal/fhir"
@@ -118,6 +119,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deliveryGrace)
 		defer cancel()
 		app.dispatcher.Stop(dctx)
+		app.watch.notifier.Stop()
 	}()
 	return app.serveHTTP(ctx, ln, path, getenv, cfg)
 }
@@ -212,6 +214,7 @@ type app struct {
 	metrics    *metrics.Metrics
 	store      store.Store
 	dispatcher *deliver.Dispatcher
+	watch      *watcher // attempts -> metrics by destination, operator events
 	handler    http.Handler
 	// metricsHandler serves metrics.listen's listener, when there is one.
 	metricsHandler http.Handler
@@ -246,10 +249,15 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		"sns":     sns.NewSender(),
 	}
 	a.dests = deliver.NewDestinations(cfg, senders)
+	a.metrics.SetDestinations(destinationPairs(cfg))
+	a.watch = newWatcher(a.metrics, a.live.Load, senders["webhook"], logger)
 	a.dispatcher = deliver.NewDispatcher(a.store, a.dests.Resolve, senders, logger, a.metrics, deliver.Options{
 		Lease:              cfg.Limits.DeliveryLease.D(),
 		Unordered:          a.dests.Unordered,
 		ClientDestinations: a.dests.OfClient,
+		Pauses:             a.store,
+		MaxPerSecond:       a.dests.MaxPerSecond,
+		Reported:           a.watch.report,
 	})
 	a.metrics.RegisterQueue(func() (int, int, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -273,7 +281,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, err
 	}
 	ops := operator.New(a.store, time.Now, func() { a.dispatcher.Notify() }).WithPatients(patientsOf(refs, a.live.Load)).
-		WithTester(destinationTester(a.dests, senders))
+		WithTester(destinationTester(a.dests, senders)).WithConfig(a.live.Load).WithEvents(func(e notify.Event) { a.watch.notifier.Publish(e) })
 	deps := httpapi.Deps{
 		Logger: logger, Config: a.live.Load, Tokens: tokens, Revocations: a.revocations, Throttle: a.throttle,
 		Store: a.store, Saves: saves, Operator: ops, Metrics: a.metrics, Now: time.Now, ServiceName: cfg.ServiceName,
@@ -345,6 +353,7 @@ func (a *app) apply(cfg *config.Config) {
 	}
 	a.throttle.SetLimits(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D())
 	a.dests.Load(cfg)
+	a.metrics.SetDestinations(destinationPairs(cfg))
 	a.live.Store(cfg)
 }
 

@@ -663,3 +663,34 @@ func (c *Console) TestDestination() http.Handler {
 		c.render(w, r, "tested", http.StatusOK, v)
 	})
 }
+
+// PauseDestination pauses a destination, as `pads destinations pause`
+// does, and goes back to the overview.
+func (c *Console) PauseDestination() http.Handler {
+	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
+		ref := store.DestinationRef{ClientID: r.PathValue("client"), ID: r.PathValue("id")}
+		_, err := c.d.Operator.PauseDestination(r.Context(), v.actor, ref, r.PostFormValue("reason"))
+		if errors.Is(err, operator.ErrNoDestination) {
+			c.fail(w, r, v, http.StatusNotFound, "There is no such destination in the config.")
+			return
+		}
+		if err != nil {
+			c.failed(w, r, v, err)
+			return
+		}
+		http.Redirect(w, r, Home+"#dest-"+ref.ClientID+"-"+ref.ID, http.StatusSeeOther)
+	})
+}
+
+// ResumeDestination resumes a destination, as `pads destinations resume`
+// does, and goes back to the overview.
+func (c *Console) ResumeDestination() http.Handler {
+	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
+		ref := store.DestinationRef{ClientID: r.PathValue("client"), ID: r.PathValue("id")}
+		if _, err := c.d.Operator.ResumeDestination(r.Context(), v.actor, ref); err != nil {
+			c.failed(w, r, v, err)
+			return
+		}
+		http.Redirect(w, r, Home+"#dest-"+ref.ClientID+"-"+ref.ID, http.StatusSeeOther)
+	})
+}

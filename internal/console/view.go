@@ -178,6 +178,8 @@ type destinationRow struct {
 	Host              string // the URL's host or the topic's name
 	DeliveriesURL     string
 	TestURL           string
+	PauseURL          string
+	ResumeURL         string
 	FailedURL         string
 	PendingURL        string
 	ReplayURL         string
@@ -196,6 +198,8 @@ func newOverviewPage(o operator.Overview, cfg *config.Config) overviewPage {
 		if d := cfg.Destination(h.ClientID, h.ID); d != nil && d.ID == h.ID {
 			row.Type, row.Environment, row.Host = d.Type, d.Environment, d.Host()
 		}
+		base := destinationsPath + url.PathEscape(h.ClientID) + "/" + url.PathEscape(h.ID)
+		row.PauseURL, row.ResumeURL = base+"/pause", base+"/resume"
 		if len(h.Trouble) > 0 {
 			p.Trouble++
 		}

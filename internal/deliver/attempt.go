@@ -24,6 +24,7 @@ type runner struct {
 	opts     Options
 	hard     context.Context // attempts run under it; cancelled past the grace
 	lanes    *claimer
+	pauses   *pauses
 	attempts sync.WaitGroup
 	// starting holds the attempts about to start, for the lease check
 	// (see checkLoop); quit ends checkLoop.
@@ -90,6 +91,15 @@ func (r *runner) attempt(w work) {
 			}
 		}
 	}()
+	if r.pauses.paused(c.Ref()) {
+		// Paused while it waited in line: back to the store, untried.
+		r.lanes.free(c.Ref())
+		freed = true
+		if err := r.outbox.Release(r.hard, w.owner, []int64{c.ID}); err != nil {
+			r.log.Error("release deliveries", "err", err)
+		}
+		return
+	}
 	dest, _ := r.resolve(c.Ref())
 	n := c.Attempts + 1
 	start := r.opts.Now()
@@ -108,11 +118,15 @@ func (r *runner) attempt(w work) {
 		Series: c.Series, Number: n, Owner: w.owner, StartedAt: start, Duration: end.Sub(start),
 		StatusCode: res.StatusCode, ErrorClass: res.ErrorClass, Response: res.Response}}
 	r.observer.ObserveAttempt(destType, v.Label, fin.Duration)
+	// A 410 Gone pauses its destination before the delivery is recorded
+	// as waiting: no claim may find it due and running.
+	paused := res.ErrorClass == ClassGone && r.pauseGone(c.Ref(), end)
 	if err := r.finish(fin); err != nil {
 		// The lease runs out and the delivery is tried again: at least once.
 		r.log.Error("record attempt", "delivery_id", c.ID, "err", err)
 		return
 	}
+	r.opts.Reported(Report{Delivery: c.Delivery, Type: destType, Result: res, Outcome: v.Label, Duration: fin.Duration, Ended: end, Paused: paused})
 	if fin.State == store.Pending {
 		r.lanes.retryAt(fin.NextAt)
 	} else {
@@ -144,4 +158,21 @@ func (r *runner) finish(fin store.Finished) error {
 		}
 		wait = min(2*wait, 2*time.Second)
 	}
+}
+
+// pauseGone pauses a destination that answered 410 Gone, and reports
+// whether this attempt paused it (it was running).
+func (r *runner) pauseGone(ref store.DestinationRef, at time.Time) bool {
+	ctx, cancel := context.WithTimeout(r.hard, 30*time.Second)
+	defer cancel()
+	changed, err := r.pauses.pause(ctx, store.Pause{DestinationRef: ref, At: at.UTC(), Reason: ReasonGone, By: ByDestination})
+	if err != nil {
+		r.log.Error("pause a destination that answered 410 Gone; it is paused in this process only", "client", ref.ClientID,
+			"destination", ref.ID, "err", err)
+		return false
+	}
+	if changed {
+		r.log.Warn("destination paused: it answered 410 Gone; resume it with pads destinations resume", "client", ref.ClientID, "destination", ref.ID)
+	}
+	return changed
 }

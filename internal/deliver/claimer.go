@@ -43,6 +43,8 @@ type claimer struct {
 	opts   Options
 	leases *leases
 	hard   context.Context
+	pauses *pauses // paused destinations: never claimed
+	rates  *rates  // destinations' maxPerSecond
 	// start runs an attempt of w (in its own goroutine); the attempt gives
 	// its slot back with free, and says it is over with ended.
 	start func(w work)
@@ -52,6 +54,10 @@ type claimer struct {
 
 	mu    sync.Mutex
 	lanes map[store.DestinationRef]*lane
+	// windows keeps the window of a line that drained and was dropped:
+	// a destination whose line empties while a claim runs (the claim
+	// waited longer than the line lasted) is the one that needs it.
+	windows map[store.DestinationRef]int
 	// mine holds the ids of the deliveries queued or in flight here: a
 	// claim that returns one again (its lease ran out while it waited or
 	// ran) must not start it a second time.
@@ -80,15 +86,23 @@ type claimer struct {
 // flight, and up to its waitCap (its window, bounded by the fair share of
 // the lines) more waiting in line (under lease) for a slot.
 //
-// window is how far the claimer reads ahead for the destination: one
-// PerDestination at first, doubled (up to maxWindow) each time a full
-// claim finds the line starving (slots free, nothing waiting), halved
-// when a claim finds a whole window still waiting. A claim waits for the
-// writer's next commit, behind the saves: a destination that answers
-// faster than that needs more claimed ahead to keep its slots busy, and
-// one that answers slowly (or hangs) keeps one PerDestination waiting,
-// so few leases sit unused.
+// window is how far the claimer reads ahead for the destination: the line
+// claims again once half of it is left waiting (see free). A claim waits
+// for the writer's next commit, behind the saves: a destination that
+// answers faster than that needs more claimed ahead to keep its slots
+// busy. It starts at one PerDestination and doubles (up to maxWindow of
+// them) when a full claim comes back to a line with free slots and less
+// than a quarter of a window waiting; it halves when a claim comes back
+// to half a window still waiting (the destination took nothing while the
+// claim ran: it answers slowly, or hangs), so few leases sit unused. A
+// line that drains and is dropped keeps its window (claimer.windows).
 type lane struct {
+	// dry: the last claim that could serve the line found nothing more
+	// due for it. Its draining then wakes no claim (which would find
+	// nothing), until a save or a replay for it, or the line drains and
+	// is dropped (a record's next delivery, which waited for one of these
+	// to end, is claimed then, or at the poll).
+	dry    bool
 	busy   int
 	queue  []work
 	window int
@@ -109,7 +123,7 @@ type work struct {
 func newClaimer(outbox store.Outbox, log *slog.Logger, opts Options, l *leases, hard context.Context) *claimer {
 	return &claimer{outbox: outbox, log: log, opts: opts, leases: l, hard: hard,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
-		lanes: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true,
+		lanes: map[store.DestinationRef]*lane{}, windows: map[store.DestinationRef]int{}, mine: map[int64]bool{}, hinted: map[store.DestinationRef]bool{}, anyWork: true,
 		byClient: map[string]int{}}
 }
 
@@ -122,6 +136,9 @@ func (c *claimer) hint(destinations ...store.DestinationRef) {
 	}
 	for _, k := range destinations {
 		c.hinted[k] = true
+		if l, ok := c.lanes[k]; ok {
+			l.dry = false
+		}
 	}
 	c.mu.Unlock()
 	c.wake1()
@@ -219,14 +236,19 @@ func (c *claimer) worthClaiming() bool {
 // delivery due now that could not be claimed waits for its destination to
 // free a slot, which wakes the claimer anyway.
 func (c *claimer) sleep() time.Duration {
-	at, ok, err := c.outbox.NextDue(c.hard, c.opts.Now())
-	if err != nil || !ok {
-		return c.opts.Poll
+	now := c.opts.Now()
+	sleep := c.opts.Poll
+	if at, ok := c.rates.next(); ok {
+		sleep = min(sleep, max(at.Sub(now), time.Millisecond)) // a token is due
 	}
-	if w := at.Sub(c.opts.Now()); w > 0 && w < c.opts.Poll {
+	at, ok, err := c.outbox.NextDue(c.hard, now)
+	if err != nil || !ok {
+		return sleep
+	}
+	if w := at.Sub(now); w > 0 && w < sleep {
 		return w
 	}
-	return c.opts.Poll
+	return sleep
 }
 
 // safeRound is round, with a panic recovered and logged: the round fails
@@ -243,10 +265,11 @@ func (c *claimer) safeRound() (more, saturated bool) {
 }
 
 // request is what a claim asks the store for: up to limit due deliveries,
-// none for the destinations in skip (their lines are full). Claim-time
-// rules go here.
+// none for the destinations in skip (their lines are full), nor for those
+// paused or waiting for their rate's next token. Claim-time rules go here.
 func (c *claimer) request(owner string, limit int, skip []store.DestinationRef) store.ClaimRequest {
 	now := c.opts.Now()
+	skip = append(append(skip, c.pauses.list()...), c.rates.skip(now)...)
 	return store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(c.opts.Lease),
 		Limit: limit, Skip: skip, Unordered: c.opts.Unordered()}
 }
@@ -265,14 +288,17 @@ func (c *claimer) round() (more, saturated bool) {
 	room := c.opts.Workers*2 - c.inflight - c.queued
 	var skip []store.DestinationRef
 	load := c.clientLoad()
-	// At most one line's read-ahead (see lane): a line refilled at its
-	// share (see free) then rarely overflows.
+	// At most the room of one line's read-ahead (see lane): what a line
+	// refilled at half its read-ahead (see free) takes then rarely
+	// overflows.
 	limit := c.opts.PerDestination
+	var asked []store.DestinationRef
 	for key, l := range c.lanes {
 		if c.full(l) || load[key.ClientID] >= 2*c.opts.PerClient {
 			skip = append(skip, key)
 		} else {
-			limit = max(limit, c.waitCap(l))
+			limit = max(limit, c.waitCap(l)-len(l.queue))
+			asked = append(asked, key)
 		}
 	}
 	c.mu.Unlock()
@@ -295,6 +321,7 @@ func (c *claimer) round() (more, saturated bool) {
 		c.log.Error("claim deliveries", "err", err)
 		return false, false
 	}
+	c.dried(asked, len(claimed) < limit)
 	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit, c.opts.Now())
 	if !ok {
 		return false, false
@@ -355,8 +382,10 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now t
 			continue // already here: its lease ran out while it waited or ran
 		}
 		l := c.lane(cl.Ref())
-		if c.full(l) || load[cl.Key.ClientID] >= 2*c.opts.PerClient {
-			overflow = append(overflow, cl.ID) // its line filled up within this claim
+		if c.full(l) || load[cl.Key.ClientID] >= 2*c.opts.PerClient || c.pauses.paused(cl.Ref()) || !c.rates.take(cl.Ref(), now) {
+			// Its line filled up within this claim, its destination was
+			// paused meanwhile, or it has no token: it waits unleased.
+			overflow = append(overflow, cl.ID)
 			continue
 		}
 		l.queue = append(l.queue, work{cl, owner, now})
@@ -379,11 +408,12 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now t
 func (c *claimer) full(l *lane) bool { return len(l.queue) >= c.waitCap(l) }
 
 // waitCap is how many of l's deliveries may wait in line: its window (see
-// lane), but no more than Workers/(n+1) with n destinations holding
-// claimed work, so the lines together always leave room to claim for a
-// destination that comes next. c.mu is held.
+// lane), but no more than Workers/n with n destinations holding claimed
+// work: the lines together hold at most Workers waiting, and with at most
+// Workers/2+n in flight (see mayStart) there is always room to claim for
+// a destination that comes next. c.mu is held.
 func (c *claimer) waitCap(l *lane) int {
-	return max(1, min(c.window(l), c.opts.Workers/(len(c.lanes)+1)))
+	return max(1, min(c.window(l), c.opts.Workers/max(1, len(c.lanes))))
 }
 
 // trimLocked takes out of the lines what waits past its line's waitCap
@@ -425,6 +455,18 @@ func (c *claimer) mayStart(client string, l *lane, share int) bool {
 		(l.busy == 0 || (l.busy < share && c.inflight < c.growth()))
 }
 
+// dried marks the lines a claim could serve dry when it found less than
+// it asked for (nothing more is due for them), or not dry.
+func (c *claimer) dried(lines []store.DestinationRef, dry bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, key := range lines {
+		if l, ok := c.lanes[key]; ok {
+			l.dry = dry
+		}
+	}
+}
+
 // adapt resizes the window of each line a claim served, as it finds them
 // when the claim comes back (see lane). whole: the claim got all it asked
 // for (more is due). c.mu is held.
@@ -437,9 +479,9 @@ func (c *claimer) adapt(claimed []store.Claimed, whole bool) {
 		}
 		seen[l] = true
 		switch w := c.window(l); {
-		case whole && l.busy < c.opts.PerDestination && len(l.queue) == 0:
+		case whole && l.busy < c.share() && 4*len(l.queue) < w:
 			l.window = min(2*w, maxWindow*c.opts.PerDestination)
-		case len(l.queue) >= w:
+		case 2*len(l.queue) >= w:
 			l.window = max(w/2, c.opts.PerDestination)
 		}
 	}
@@ -456,7 +498,7 @@ func (c *claimer) window(l *lane) int {
 func (c *claimer) lane(key store.DestinationRef) *lane {
 	l, ok := c.lanes[key]
 	if !ok {
-		l = &lane{}
+		l = &lane{window: c.windows[key]}
 		c.lanes[key] = l
 	}
 	return l
@@ -478,7 +520,7 @@ func (c *claimer) startLocked() {
 			c.start(w)
 		}
 		if l.busy == 0 && len(l.queue) == 0 {
-			delete(c.lanes, key)
+			c.drop(key, l)
 		}
 	}
 }
@@ -506,9 +548,11 @@ func (c *claimer) free(destination store.DestinationRef) {
 	if c.byClient[destination.ClientID]--; c.byClient[destination.ClientID] <= 0 {
 		delete(c.byClient, destination.ClientID)
 	}
-	// Claim again only once the line has drained to one share's worth,
-	// so claims come in batches rather than one per attempt.
-	refill := l.busy+len(l.queue) <= c.share()
+	// Claim again once half the line's read-ahead is left waiting, so
+	// that the next claim (which waits for a commit) comes back before
+	// the line runs dry, and claims come in batches rather than one per
+	// attempt; not while the last claim found nothing more for it.
+	refill := 2*len(l.queue) <= c.waitCap(l) && !l.dry
 	select {
 	case <-c.stop: // stopping: the line is released, start nothing
 	default:
@@ -532,12 +576,25 @@ func (c *claimer) free(destination store.DestinationRef) {
 func (c *claimer) ended(ref store.DestinationRef) {
 	c.mu.Lock()
 	l, ok := c.lanes[ref]
+	// A dry line stays dry: were each delivery's end to wake a claim, a
+	// drained backlog's last attempts would each claim nothing. A line
+	// that has drained is dropped (free), so its next claim is asked.
 	idle := !ok || l.busy == 0 && len(l.queue) == 0
 	c.hinted[ref] = true
 	c.mu.Unlock()
 	if idle {
 		c.wake1()
 	}
+}
+
+// drop removes l, idle, from the lines, keeping its window. c.mu is held.
+func (c *claimer) drop(key store.DestinationRef, l *lane) {
+	if l.window > c.opts.PerDestination {
+		c.windows[key] = l.window
+	} else {
+		delete(c.windows, key)
+	}
+	delete(c.lanes, key)
 }
 
 // forget is told that the attempt of delivery id is over: a later claim
@@ -562,7 +619,7 @@ func (c *claimer) dropQueued() map[string][]int64 {
 		c.queued -= len(l.queue)
 		l.queue = nil
 		if l.busy == 0 {
-			delete(c.lanes, key)
+			c.drop(key, l)
 		}
 	}
 	return out

@@ -19,6 +19,9 @@ type Destination struct {
 	Format  string
 	Timeout time.Duration
 	Retry   Retry
+	// MaxPerSecond bounds the deliveries to it per second in this
+	// process; 0: unbounded.
+	MaxPerSecond float64
 
 	// Webhook settings. Auth is the config's as written: at most one
 	// method (deliver/webhook applies it); HMACKeys sign every delivery,

@@ -50,6 +50,32 @@ type Options struct {
 	ClientDestinations func(client string) []store.DestinationRef
 	Now                func() time.Time
 	Jitter             func() float64
+	// Pauses, when set, is where paused destinations are kept: they are
+	// sent nothing, and a 410 Gone pauses its destination (PauseRefresh).
+	Pauses store.Pauses
+	// MaxPerSecond, when set, returns a destination's rate bound in force
+	// (0: unbounded); see rates.
+	MaxPerSecond func(ref store.DestinationRef) float64
+	// Reported, when set, is told every attempt once it is recorded
+	// (operator events).
+	Reported func(Report)
+}
+
+// Report is one recorded attempt, for those who watch destinations: what
+// the destination answered and what became of the delivery.
+type Report struct {
+	Delivery store.Delivery // as claimed, before this attempt
+	Type     string         // the destination's type, "unknown" when it is gone
+	Result   Result
+	// Outcome is the verdict's label: "delivered", "retry", "failed" or
+	// "paused" (a 410 Gone).
+	Outcome  string
+	Duration time.Duration
+	// Ended is when the attempt ended: Ended minus Delivery.CreatedAt is
+	// how long the results took from their save to the destination.
+	Ended time.Time
+	// Paused: this attempt paused its destination (a 410 Gone answer).
+	Paused bool
 }
 
 func (o Options) withDefaults() Options {
@@ -83,6 +109,12 @@ func (o Options) withDefaults() Options {
 	if o.Jitter == nil {
 		o.Jitter = mrand.Float64
 	}
+	if o.MaxPerSecond == nil {
+		o.MaxPerSecond = func(store.DestinationRef) float64 { return 0 }
+	}
+	if o.Reported == nil {
+		o.Reported = func(Report) {}
+	}
 	return o
 }
 
@@ -99,6 +131,7 @@ type Resolver func(ref store.DestinationRef) (*Destination, bool)
 type Dispatcher struct {
 	claims *claimer
 	leases *leases
+	pauses *pauses
 	runner *runner
 	log    *slog.Logger
 	outbox store.Outbox
@@ -113,13 +146,15 @@ func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sen
 	hard, cancel := context.WithCancel(context.Background())
 	l := newLeases(outbox, log, opts.TakeOverEvery, hard)
 	c := newClaimer(outbox, log, opts, l, hard)
-	r := &runner{outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts, hard: hard, lanes: c,
+	p := newPauses(opts.Pauses, log, c.hint)
+	c.pauses, c.rates = p, newRates(opts.MaxPerSecond)
+	r := &runner{outbox: outbox, resolve: resolve, senders: senders, log: log, observer: obs, opts: opts, hard: hard, lanes: c, pauses: p,
 		starting: make(chan work, 2*opts.Workers), quit: make(chan struct{})}
 	c.start = r.start
 	l.held = func() { c.hint() }
 	l.tookOver = func() { c.hint() }
 	l.lost = func() { c.dropQueued() }
-	return &Dispatcher{claims: c, leases: l, runner: r, log: log, outbox: outbox, cancel: cancel}
+	return &Dispatcher{claims: c, leases: l, pauses: p, runner: r, log: log, outbox: outbox, cancel: cancel}
 }
 
 // Notify wakes the dispatcher: deliveries were enqueued for destinations,
@@ -135,6 +170,7 @@ func (d *Dispatcher) OldestWaiting() time.Duration { return d.claims.oldestQueue
 
 // Start runs the dispatcher until Stop.
 func (d *Dispatcher) Start() {
+	d.pauses.Start(d.runner.hard)
 	d.leases.Start()
 	go d.runner.checkLoop()
 	go d.claims.run()
@@ -161,6 +197,7 @@ func (d *Dispatcher) Stop(ctx context.Context) {
 		<-done
 	}
 	d.cancel()
+	d.pauses.Stop()
 	close(d.runner.quit)
 	d.leases.Stop()
 }

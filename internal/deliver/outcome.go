@@ -19,7 +19,7 @@ type tried struct {
 type verdict struct {
 	State  string    // store.Delivered, store.Pending or store.Failed
 	NextAt time.Time // for store.Pending
-	Label  string    // "delivered", "retry" or "failed"
+	Label  string    // "delivered", "retry", "failed" or "paused"
 }
 
 // removedGrace is how long a delivery whose destination this process's
@@ -35,6 +35,12 @@ func outcome(t tried, p Policy, now time.Time) verdict {
 	switch {
 	case t.ErrorClass == "":
 		return verdict{State: store.Delivered, Label: "delivered"}
+	case t.ErrorClass == ClassGone:
+		// The destination is paused by this answer: the delivery waits
+		// with the others, and goes when an operator resumes it, whatever
+		// tries it had left. (A second on: no claim may return it while
+		// this attempt is still winding up.)
+		return verdict{State: store.Pending, NextAt: now.Add(time.Second), Label: "paused"}
 	case t.ErrorClass == ClassDestinationRemoved && now.Sub(t.Created) < removedGrace:
 		// This process's config lacks the destination: it may be one a
 		// reload on another process has just added, or a typo about to be

@@ -43,6 +43,8 @@ func TestOutcome(t *testing.T) {
 			verdict{State: store.Pending, NextAt: now.Add(time.Minute), Label: "retry"}},
 		{"an unknown destination fails after the grace", tried{Result: Result{ErrorClass: ClassDestinationRemoved, Permanent: true}, Number: 60, Created: now.Add(-removedGrace)},
 			verdict{State: store.Failed, Label: "failed"}},
+		{"a 410 Gone, even on the last try, waits for the destination to be resumed", tried{Result: Result{StatusCode: 410, ErrorClass: ClassGone}, Number: 3, Created: fresh},
+			verdict{State: store.Pending, NextAt: now.Add(time.Second), Label: "paused"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,9 +68,9 @@ func fromConfig(policy config.DestinationPolicy, clientID string, d *config.Dest
 		Ref:     store.DestinationRef{ClientID: clientID, ID: d.ID},
 		Type:    d.Type,
 		Format:  d.Format,
-		Timeout: d.Timeout.D(),
-		Retry:   Retry{Attempts: d.Retry.Attempts, InitialDelay: d.Retry.InitialDelay.D(), Multiplier: d.Retry.Multiplier},
-		URL:     d.URL, Headers: d.Headers, Auth: d.Auth,
+		Timeout: d.Timeout.D(), MaxPerSecond: d.MaxPerSecond,
+		Retry: Retry{Attempts: d.Retry.Attempts, InitialDelay: d.Retry.InitialDelay.D(), Multiplier: d.Retry.Multiplier},
+		URL:   d.URL, Headers: d.Headers, Auth: d.Auth,
 		TopicARN: d.TopicARN, Region: d.Region, Endpoint: d.Endpoint, RoleARN: d.RoleARN,
 		// A local destination's url is a loopback address over plain http
 		// (checked at load): the allowance is its own, not the config's.
@@ -114,6 +114,15 @@ func (d *Destinations) Resolve(ref store.DestinationRef) (*Destination, bool) {
 // Unordered returns the destinations in force whose deliveries go out in
 // any order (Options.Unordered).
 func (d *Destinations) Unordered() []store.DestinationRef { return d.table.Load().unordered }
+
+// MaxPerSecond returns the rate bound in force of a destination
+// (Options.MaxPerSecond); 0 for one without, or not in the config.
+func (d *Destinations) MaxPerSecond(ref store.DestinationRef) float64 {
+	if dest, ok := d.Resolve(ref); ok {
+		return dest.MaxPerSecond
+	}
+	return 0
+}
 
 // OfClient returns the client's destinations in force
 // (Options.ClientDestinations).

@@ -22,7 +22,10 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("GET", "/admin/audit", admin(d, handleAuditLog(d)))
 	rt.handle("POST", "/admin/erasures", admin(d, handleErase(d)))
 	rt.handle("POST", "/admin/patient-deliveries", admin(d, handleDeliverPatient(d)))
+	rt.handle("GET", "/admin/destinations", admin(d, handleListDestinations(d)))
 	rt.handle("POST", "/admin/destinations/{client}/{id}/test", admin(d, handleTestDestination(d)))
+	rt.handle("POST", "/admin/destinations/{client}/{id}/pause", admin(d, handlePauseDestination(d)))
+	rt.handle("POST", "/admin/destinations/{client}/{id}/resume", admin(d, handleResumeDestination(d)))
 	// The operator console: HTML pages for people, not in docs/openapi.yaml
 	// (console.IsConsolePath); its forms post to the console's own paths.
 	c := newConsole(d)
@@ -38,6 +41,8 @@ func addRoutes(rt *router, d Deps) {
 	rt.handle("POST", "/admin/console/replays", c.ReplayFailed())
 	rt.handle("GET", "/admin/console/audit", c.Audit())
 	rt.handle("POST", "/admin/console/destinations/{client}/{id}/test", c.TestDestination())
+	rt.handle("POST", "/admin/console/destinations/{client}/{id}/pause", c.PauseDestination())
+	rt.handle("POST", "/admin/console/destinations/{client}/{id}/resume", c.ResumeDestination())
 	rt.handle("GET", "/admin/console/static/{file}", c.Static())
 	rt.handle("GET", "/openapi.yaml", handleOpenAPI())
 	rt.handle("GET", "/healthz", handleHealthz())

@@ -29,6 +29,7 @@ type Metrics struct {
 	configLoad *prometheus.CounterVec
 	attempts   *prometheus.CounterVec
 	attemptDur *prometheus.HistogramVec
+	dests      *destinations
 }
 
 // New returns metrics registered on a new registry, with the Go runtime and
@@ -77,6 +78,8 @@ func New() *Metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"type"}),
 	}
+	m.dests = newDestinations()
+	m.Registry.MustRegister(m.dests.attempts, m.dests.latency, m.dests.redFlags)
 	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.commit, m.saves, m.logins, m.configLoad, m.attempts, m.attemptDur,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -25,7 +25,8 @@ const (
 // Actions lists every action name, for front ends that filter the audit
 // log by action.
 var Actions = []string{ActionList, ActionShow, ActionReplay, ActionReplayFailed, ActionCountFailed, ActionAuditRead,
-	ActionReseal, ActionBackup, ActionErase, ActionExport, ActionOverview, ActionSignIn, ActionSignOut, ActionTestSend, ActionTestResult}
+	ActionReseal, ActionBackup, ActionErase, ActionExport, ActionOverview, ActionSignIn, ActionSignOut, ActionTestSend, ActionTestResult,
+	ActionDestinations, ActionPause, ActionResume}
 
 // What the overview measures.
 const (
@@ -293,6 +294,8 @@ type Health struct {
 	// FailingLonger says they go back beyond the sample.
 	FailingSince  time.Time
 	FailingLonger bool
+	// Paused is set while the destination is paused.
+	Paused *store.Pause
 	// Trouble says why the destination stands out: its latest attempt
 	// failed, a delivery of the last hour failed, or its oldest pending
 	// delivery has waited longer than PendingTooLong. Empty: healthy.
@@ -323,9 +326,18 @@ func (s *Service) overview(ctx context.Context, known []store.DestinationRef) (O
 	if err != nil {
 		return Overview{}, err
 	}
+	pauses, err := s.store.PausedDestinations(ctx)
+	if err != nil {
+		return Overview{}, err
+	}
+	paused := map[store.DestinationRef]*store.Pause{}
+	for i := range pauses {
+		paused[pauses[i].DestinationRef] = &pauses[i]
+	}
 	o := Overview{At: now, Destinations: make([]Health, len(stats))}
 	for i, st := range stats {
 		o.Destinations[i] = health(st, now)
+		o.Destinations[i].Paused = paused[st.DestinationRef]
 	}
 	slices.SortStableFunc(o.Destinations, func(a, b Health) int {
 		switch {

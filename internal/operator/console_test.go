@@ -136,6 +136,8 @@ type statsStore struct {
 
 func (s *statsStore) Audit(context.Context, store.AuditEntry) error { return nil }
 
+func (s *statsStore) PausedDestinations(context.Context) ([]store.Pause, error) { return nil, nil }
+
 func (s *statsStore) DestinationStats(_ context.Context, q store.StatsQuery) ([]store.DestinationStats, error) {
 	s.asked = q
 	return s.stats, nil

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/deliver/notify"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -80,4 +83,139 @@ func (s *Service) TestSend(ctx context.Context, actor string, ref store.Destinat
 		return res, err
 	}
 	return res, nil
+}
+
+// The audit log's action names of pauses.
+const (
+	ActionDestinations = "destinations.list"
+	ActionPause        = "destinations.pause"
+	ActionResume       = "destinations.resume"
+)
+
+// maxReason bounds a pause's reason: a line for people, never data.
+const maxReason = 200
+
+// WithConfig returns the service with the config in force, whose
+// destinations it lists, pauses and resumes.
+func (s *Service) WithConfig(cfg func() *config.Config) *Service {
+	s.config = cfg
+	return s
+}
+
+// WithEvents returns the service with publish, told the operator events
+// of its actions (a destination paused or resumed).
+func (s *Service) WithEvents(publish func(notify.Event)) *Service {
+	s.events = publish
+	return s
+}
+
+// DestinationState is a destination of the config and whether it is
+// paused.
+type DestinationState struct {
+	store.DestinationRef
+	Config *config.Destination
+	// Pause is set while the destination is paused.
+	Pause *store.Pause
+}
+
+// Destinations lists the config's destinations, each with its pause, and
+// the pauses of destinations no longer in the config.
+func (s *Service) Destinations(ctx context.Context, actor string) ([]DestinationState, error) {
+	if err := s.audit(ctx, actor, ActionDestinations, ""); err != nil {
+		return nil, err
+	}
+	return s.destinationStates(ctx)
+}
+
+func (s *Service) destinationStates(ctx context.Context) ([]DestinationState, error) {
+	pauses, err := s.store.PausedDestinations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byRef := map[store.DestinationRef]*store.Pause{}
+	for i := range pauses {
+		byRef[pauses[i].DestinationRef] = &pauses[i]
+	}
+	var out []DestinationState
+	if s.config != nil {
+		cfg := s.config()
+		for i := range cfg.Clients {
+			cl := &cfg.Clients[i]
+			for j := range cl.Destinations {
+				ref := store.DestinationRef{ClientID: cl.ID, ID: cl.Destinations[j].ID}
+				out = append(out, DestinationState{DestinationRef: ref, Config: &cl.Destinations[j], Pause: byRef[ref]})
+				delete(byRef, ref)
+			}
+		}
+	}
+	for _, p := range pauses {
+		if byRef[p.DestinationRef] != nil {
+			out = append(out, DestinationState{DestinationRef: p.DestinationRef, Pause: byRef[p.DestinationRef]})
+		}
+	}
+	return out, nil
+}
+
+// PauseDestination pauses a destination of the config: it is sent
+// nothing, and its deliveries wait, pending, until it is resumed. Every
+// process honours it within deliver.PauseRefresh (an attempt already in
+// flight may finish). It reports whether the destination was running.
+// Errors: ErrNoDestination, *InvalidError.
+func (s *Service) PauseDestination(ctx context.Context, actor string, ref store.DestinationRef, reason string) (bool, error) {
+	reason = strings.TrimSpace(reason)
+	if len(reason) > maxReason || strings.ContainsFunc(reason, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return false, invalid("a reason is one line of at most %d characters", maxReason)
+	}
+	if err := s.known(ref); err != nil {
+		return false, err
+	}
+	target := destinationTarget(ref)
+	if reason != "" {
+		target += " reason=" + strconv.Quote(reason)
+	}
+	if err := s.audit(ctx, actor, ActionPause, target); err != nil {
+		return false, err
+	}
+	changed, err := s.store.PauseDestination(ctx, store.Pause{DestinationRef: ref, At: s.now().UTC(), Reason: reason, By: actor})
+	if err == nil && changed {
+		s.publish(notify.Event{Type: notify.DestinationPaused, Timestamp: s.now().UTC(),
+			Data: notify.Data{Client: ref.ClientID, Destination: ref.ID, Reason: reason, By: actor}})
+	}
+	return changed, err
+}
+
+// ResumeDestination resumes a paused destination: its deliveries go, in
+// order, within deliver.PauseRefresh. It reports whether it was paused.
+// A destination no longer in the config may be resumed too. Errors:
+// *InvalidError.
+func (s *Service) ResumeDestination(ctx context.Context, actor string, ref store.DestinationRef) (bool, error) {
+	if err := s.audit(ctx, actor, ActionResume, destinationTarget(ref)); err != nil {
+		return false, err
+	}
+	changed, err := s.store.ResumeDestination(ctx, ref)
+	if err == nil && changed {
+		s.publish(notify.Event{Type: notify.DestinationResumed, Timestamp: s.now().UTC(),
+			Data: notify.Data{Client: ref.ClientID, Destination: ref.ID, By: actor}})
+		if s.wake != nil {
+			s.wake()
+		}
+	}
+	return changed, err
+}
+
+// known checks that the config in force has the destination.
+func (s *Service) known(ref store.DestinationRef) error {
+	if s.config == nil {
+		return nil
+	}
+	if d := s.config().Destination(ref.ClientID, ref.ID); d == nil || d.ID != ref.ID {
+		return ErrNoDestination
+	}
+	return nil
+}
+
+func (s *Service) publish(e notify.Event) {
+	if s.events != nil {
+		s.events(e)
+	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/pads-dev/pads/internal/auth"
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/deliver/notify"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -54,6 +56,10 @@ type Service struct {
 	wake func()
 	// tester sends test events (nil: test sends are refused).
 	tester Tester
+	// config is the config in force (nil: destinations are not checked
+	// against it), events is told operator events (nil: none are sent).
+	config func() *config.Config
+	events func(notify.Event)
 	// patients lets the service erase and export patients (WithPatients).
 	patients Patients
 }

@@ -43,6 +43,7 @@ type Store interface {
 	Auditor
 	Console
 	Revocations
+	Pauses
 	Lifecycle
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

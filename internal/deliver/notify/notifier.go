@@ -90,6 +90,21 @@ func (n *Notifier) queue(id string) chan Event {
 	return q
 }
 
+// Send sends events to every endpoint now, each tried up to Tries times,
+// and returns once they are sent or given up (logged): for a command
+// that acts and exits (pads destinations pause).
+func (n *Notifier) Send(events ...Event) {
+	var wg sync.WaitGroup
+	for _, ep := range n.endpoints() {
+		wg.Go(func() {
+			for _, e := range events {
+				n.deliver(ep.Ref.ID, e)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // Stop ends the senders; events still queued are dropped.
 func (n *Notifier) Stop() {
 	n.mu.Lock()

@@ -138,6 +138,8 @@ func (s *Sender) post(ctx context.Context, hc *http.Client, d *deliver.Destinati
 		return res, false
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		res.ErrorClass = "http_3xx"
+	case resp.StatusCode == http.StatusGone:
+		res.ErrorClass = deliver.ClassGone // pauses the destination
 	case resp.StatusCode == http.StatusTooManyRequests:
 		res.ErrorClass = "http_429"
 	case resp.StatusCode >= 500:

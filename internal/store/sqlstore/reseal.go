@@ -14,10 +14,12 @@ const resealPage = 200
 
 // Reseal rewrites every record, event payload and saved answer not sealed
 // under the codec's first key (and every record whose email index is of an
-// older form), a page per transaction of the writer. It
-// reads each page outside the writer: a record's rewrite checks its
-// version (a save that rewrote it meanwhile sealed it under the first key
-// already), and events and answers never change once written.
+// older form), a page per transaction of the writer. It reads each page
+// outside the writer, so each rewrite changes its row only if it still
+// holds what was read: a record at the version read (a save that rewrote
+// it meanwhile sealed it under the first key already), an event's payload
+// and an attempt's answer as read (retention may have removed them
+// meanwhile, and a reseal must not bring them back).
 func (s *Shared) Reseal(ctx context.Context) (store.ResealReport, error) {
 	var rep store.ResealReport
 	var err error
@@ -40,6 +42,10 @@ type page struct {
 	last   int64
 	writes []Stmt
 	byKey  map[string]int
+	// savedMeanwhile: a rewrite that changed nothing found its value
+	// rewritten by a save, under the first key (records); otherwise the
+	// value is gone (retention, erasure) and counts nowhere.
+	savedMeanwhile bool
 }
 
 // resealAll reads pages with pageFn and writes each page's rewrites in
@@ -57,11 +63,11 @@ func (s *Shared) resealAll(ctx context.Context, pageFn func(context.Context, *pa
 				return total, err
 			}
 			for _, n := range changed {
-				// A record no write changed was rewritten by a save
-				// meanwhile, under the first key as well.
+				if n > 0 || pg.savedMeanwhile {
+					total.ByKey[s.codec.Keys.PrimaryID()]++
+				}
 				total.Rewritten += int(n)
 			}
-			total.ByKey[s.codec.Keys.PrimaryID()] += len(pg.writes)
 		}
 		for k, n := range pg.byKey {
 			total.ByKey[k] += n
@@ -78,7 +84,7 @@ func (s *Shared) resealRecords(ctx context.Context, pg *page) error {
 	if err != nil {
 		return err
 	}
-	pg.seen = len(rows)
+	pg.seen, pg.savedMeanwhile = len(rows), true
 	for _, row := range rows {
 		pg.last = row.ID
 		rec, err := s.codec.OpenRecord(row)
@@ -130,7 +136,7 @@ func scanEvent(sc Scanner) (sealedEvent, error) {
 // in the report (its deliveries fail as payload_unreadable).
 func (s *Shared) resealEvents(ctx context.Context, pg *page) error {
 	events, err := queryAll(ctx, s.db, scanEvent, "SELECT e.id, r.client_id, r.patient_uuid, r.assessment_type, e.data_type, e.payload, e.fhir"+
-		" FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? ORDER BY e.id LIMIT ?", pg.last, resealPage)
+		" FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? AND e.payload IS NOT NULL ORDER BY e.id LIMIT ?", pg.last, resealPage)
 	if err != nil {
 		return err
 	}
@@ -150,8 +156,8 @@ func (s *Shared) resealEvents(ctx context.Context, pg *page) error {
 			pg.byKey[s.codec.Keys.KeyID(e.payload)]++
 			continue
 		}
-		pg.writes = append(pg.writes, Stmt{"UPDATE events SET payload = ?, fhir = ? WHERE id = ?",
-			[]any{s.codec.SealPayload(e.key, e.dataType, body), s.codec.sealFHIR(e.key, e.dataType, bundle), e.id}})
+		pg.writes = append(pg.writes, Stmt{"UPDATE events SET payload = ?, fhir = ? WHERE id = ? AND payload = ?",
+			[]any{s.codec.SealPayload(e.key, e.dataType, body), s.codec.sealFHIR(e.key, e.dataType, bundle), e.id, e.payload}})
 	}
 	return nil
 }
@@ -189,7 +195,8 @@ func (s *Shared) resealResponses(ctx context.Context, pg *page) error {
 			pg.byKey[s.codec.Keys.KeyID(r.response)]++
 			continue
 		}
-		pg.writes = append(pg.writes, Stmt{"UPDATE attempts SET response = ? WHERE id = ?", []any{s.codec.SealResponse(r.messageID, body), r.id}})
+		pg.writes = append(pg.writes, Stmt{"UPDATE attempts SET response = ? WHERE id = ? AND response = ?",
+			[]any{s.codec.SealResponse(r.messageID, body), r.id, r.response}})
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ var lifecycleTests = []test{
 	{"ExportHoldsTheRecordResultsAndDeliveries", testExport},
 	{"SweepRemovesBodiesThenDeliveriesAndKeepsPending", testSweepDeliveries},
 	{"SweepExpiresRecordsAndLoneEvents", testSweepRecords},
+	{"ResealLeavesWhatRetentionRemovedRemoved", testResealAfterSweep},
 }
 
 // completed saves a completed assessment of patient uuid (acme, by email
@@ -373,5 +375,47 @@ func testSweepRecords(t *testing.T, o Opener) {
 	}
 	if res := h.save(t, "globex", req("globex", uuidB, "bob@example.com", record.Fields{})); !res.Created {
 		t.Fatal("a save after the record expired did not create a new one")
+	}
+}
+
+// testResealAfterSweep: a reseal after the retention sweep removed the
+// bodies and answers of delivered events rewrites the record and brings
+// none of them back (and counts them nowhere).
+func testResealAfterSweep(t *testing.T, o Opener) {
+	ctx := context.Background()
+	h := open(t, o, "e1")
+	completed(t, h, uuidA, "ada@example.com")
+	t0 := time.Now().Add(time.Second)
+	finishAll(t, h, t0, store.Delivered)
+	if n := sweepAt(t, h, t0.Add(2*time.Hour), store.Retention{Bodies: time.Hour, Deliveries: 24 * time.Hour}); n.Bodies != 2 {
+		t.Fatalf("swept %+v, want the 2 bodies", n)
+	}
+	h.Close()
+
+	rotated := open(t, o, "e2", "e1")
+	rep, err := rotated.Reseal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.ResealReport{Records: store.Resealed{Rewritten: 1, ByKey: map[string]int{"e2": 1}},
+		Payloads: store.Resealed{ByKey: map[string]int{}}, Responses: store.Resealed{ByKey: map[string]int{}}}
+	if !reflect.DeepEqual(rep, want) {
+		t.Fatalf("Reseal = %+v, want %+v", rep, want)
+	}
+	for _, e := range export(t, rotated, store.Patient{ClientID: "acme", PatientUUID: uuidA})[0].Events {
+		if e.Payload != nil || e.FHIR != nil {
+			t.Fatalf("event %d has a body again after the reseal: %q", e.ID, e.Payload)
+		}
+		for _, d := range e.Deliveries {
+			_, attempts, err := rotated.Delivery(ctx, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range attempts {
+				if a.Response != nil {
+					t.Fatalf("attempt of delivery %d has an answer again: %q", d.ID, a.Response)
+				}
+			}
+		}
 	}
 }
