@@ -26,8 +26,32 @@
 #     same size, nothing waiting); in turns, three rounds
 #     (PADS_LOAD_ROUNDS). With PADS_LOAD_DATABASE=postgres://... on fresh
 #     databases of that server.
+#   loadtest/run.sh sweep [seconds] [expired]
+#     The retention sweep's cost: end to end as above, paced at 1,000
+#     saves/s, each run beside EXPIRED (1,000,000 by default) delivered
+#     deliveries of another client, once with that client's retention at
+#     1m (the sweep removes them, and their events, while the load runs)
+#     and once with the default retention (nothing expires); in turns,
+#     PADS_LOAD_ROUNDS rounds (2). With PADS_LOAD_DATABASE=postgres://...
+#     on fresh databases of that server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = sweep ]; then
+  secs=${2:-60}
+  expired=${3:-1000000}
+  bin=$(mktemp -d)
+  trap 'rm -rf "$bin"' EXIT
+  GOTOOLCHAIN=local go build -o "$bin/pads" ./cmd/pads
+  GOTOOLCHAIN=local go build -o "$bin/e2e" ./loadtest/e2e
+  opts=(-pads "$bin/pads" -duration "${secs}s" -database "${PADS_LOAD_DATABASE:-}" -fresh -rate 1000 -history "$expired")
+  for r in $(seq "${PADS_LOAD_ROUNDS:-2}"); do
+    echo "== round $r, beside $expired delivered deliveries, nothing expired"
+    "$bin/e2e" "${opts[@]}"
+    echo "== round $r, beside $expired delivered deliveries expired: the sweep removes them"
+    "$bin/e2e" "${opts[@]}" -expire
+  done
+  exit 0
+fi
 if [ "${1:-}" = backlog ]; then
   secs=${2:-20}
   pending=${3:-1000000}

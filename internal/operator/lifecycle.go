@@ -25,8 +25,8 @@ const (
 // config (the CLI exits 1, the admin API answers 404).
 var ErrUnknownClient = errors.New("unknown client")
 
-// ErrNoLifecycle is the answer of a store that cannot erase or export.
-var ErrNoLifecycle = errors.New("this database cannot erase or export patients")
+// ErrNoLifecycle is the answer of a service made without WithPatients.
+var ErrNoLifecycle = errors.New("this operator service cannot act on patients (no WithPatients)")
 
 // Patients is what the service needs to act on one patient: the keys of
 // the audit log's references, and the clients of the config in force.
@@ -98,15 +98,6 @@ func PatientTarget(keys *seal.Keyring, p store.Patient) string {
 	return "client:" + p.ClientID + " " + keys.Ref("email", p.ClientID, record.NormalizeEmail(p.Email))
 }
 
-// lifecycle returns the store's lifecycle side.
-func (s *Service) lifecycle() (store.Lifecycle, error) {
-	lc, ok := s.store.(store.Lifecycle)
-	if !ok {
-		return nil, ErrNoLifecycle
-	}
-	return lc, nil
-}
-
 // Erase removes one patient's records under a client, with their events,
 // bodies, deliveries (pending ones cancelled) and attempts; a patient with
 // nothing stored is zero counts. Errors: *InvalidError, ErrUnknownClient.
@@ -115,14 +106,10 @@ func (s *Service) Erase(ctx context.Context, actor string, r PatientRequest) (st
 	if err != nil {
 		return store.Erased{}, err
 	}
-	lc, err := s.lifecycle()
-	if err != nil {
-		return store.Erased{}, err
-	}
 	if err := s.audit(ctx, actor, ActionErase, PatientTarget(s.patients.Keys, p)); err != nil {
 		return store.Erased{}, err
 	}
-	n, err := lc.Erase(ctx, p)
+	n, err := s.store.Erase(ctx, p)
 	if err != nil {
 		return store.Erased{}, fmt.Errorf("erase: %w", err)
 	}
@@ -136,14 +123,10 @@ func (s *Service) Export(ctx context.Context, actor string, r PatientRequest) ([
 	if err != nil {
 		return nil, err
 	}
-	lc, err := s.lifecycle()
-	if err != nil {
-		return nil, err
-	}
 	if err := s.audit(ctx, actor, ActionExport, PatientTarget(s.patients.Keys, p)); err != nil {
 		return nil, err
 	}
-	recs, err := lc.Export(ctx, p)
+	recs, err := s.store.Export(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}

@@ -10,17 +10,19 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/store"
 )
 
 // Defaults of Options.
 const (
 	DefaultEvery = time.Minute
-	DefaultBatch = 500
+	DefaultBatch = 200
 	DefaultPause = 10 * time.Millisecond
 )
 
@@ -35,7 +37,10 @@ type Observer interface {
 type Options struct {
 	Every time.Duration // between passes
 	Batch int           // rows of each kind per batch
-	Pause time.Duration // between batches
+	// Pause is the least wait between batches; the wait is at least twice
+	// what the last batch took, so that the sweep holds the database's
+	// writer a third of the time at most.
+	Pause time.Duration
 	Now   func() time.Time
 }
 
@@ -120,9 +125,18 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 	}
 	defer unlock()
 	cfg := s.config()
-	req := store.SweepRequest{Now: s.opts.Now(), Batch: s.opts.Batch, Clients: clientIDs(cfg), Retention: retentionOf(cfg)}
+	withData, err := s.store.SweptClients(ctx)
+	if err != nil {
+		s.obs.ObservePass("failed")
+		return total, err
+	}
+	clients := append(clientIDs(cfg), withData...)
+	slices.Sort(clients)
+	req := store.SweepRequest{Now: s.opts.Now(), Batch: s.opts.Batch, Clients: slices.Compact(clients), Retention: retentionOf(cfg)}
 	for {
+		began := time.Now()
 		got, err := s.store.Sweep(ctx, req)
+		took := time.Since(began)
 		s.observe(got)
 		add(&total, got)
 		if err != nil {
@@ -135,7 +149,7 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 		select {
 		case <-ctx.Done():
 			return total, ctx.Err()
-		case <-time.After(s.opts.Pause):
+		case <-time.After(max(s.opts.Pause, 2*took)):
 		}
 	}
 	kept, err := s.store.PendingKept(ctx)
@@ -145,7 +159,12 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 	}
 	byRef := make(map[[2]string]int, len(kept))
 	for _, k := range kept {
-		byRef[[2]string{k.ClientID, k.ID}] = k.Deliveries
+		ref := [2]string{k.ClientID, k.ID}
+		if cfg.Destination(k.ClientID, k.ID) == nil {
+			// The labels stay bounded by the config's destinations.
+			ref = [2]string{metrics.Other, metrics.Other}
+		}
+		byRef[ref] += k.Deliveries
 	}
 	s.obs.SetPendingKept(byRef)
 	s.obs.ObservePass("ok")

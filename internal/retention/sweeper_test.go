@@ -3,6 +3,7 @@ package retention_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,8 +31,11 @@ func (f *fakeStore) Sweep(_ context.Context, r store.SweepRequest) (store.Swept,
 	return store.Swept{Deliveries: n, More: f.left > 0}, nil
 }
 
+func (f *fakeStore) SweptClients(context.Context) ([]string, error) { return []string{"gone"}, nil }
+
 func (f *fakeStore) PendingKept(context.Context) ([]store.PendingKept, error) {
-	return []store.PendingKept{{DestinationRef: store.DestinationRef{ClientID: "acme", ID: "d1"}, Deliveries: 3}}, nil
+	return []store.PendingKept{{DestinationRef: store.DestinationRef{ClientID: "acme", ID: "d1"}, Deliveries: 3},
+		{DestinationRef: store.DestinationRef{ClientID: "gone", ID: "d9"}, Deliveries: 2}}, nil
 }
 
 type observed struct {
@@ -50,6 +54,7 @@ clients:
     apiKeys: [{key: acme-test-key-0123456789}]
     funnels: [{id: acme-main}]
     retention: {bodies: 1m, deliveries: 2m, records: 3m}
+    destinations: [{id: d1, type: webhook, url: "https://d1.acme.example/hook"}]
 `
 
 func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
@@ -80,13 +85,16 @@ func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
 			if len(f.requests) != tt.calls || got.Deliveries != tt.removed || o.removed["deliveries"] != tt.removed || o.passes[tt.outcome] != 1 {
 				t.Fatalf("%d sweeps, %+v removed, observed %+v %+v", len(f.requests), got, o.removed, o.passes)
 			}
-			if (o.kept[[2]string{"acme", "d1"}] == 3) != tt.keptSeen {
+			if (o.kept[[2]string{"acme", "d1"}] == 3 && o.kept[[2]string{"other", "other"}] == 2) != tt.keptSeen {
 				t.Fatalf("pending kept %v", o.kept)
 			}
 			if tt.calls == 0 {
 				return
 			}
 			r := f.requests[0]
+			if !slices.Equal(r.Clients, []string{"acme", "gone"}) {
+				t.Fatalf("swept clients %v, want the config's and those with data", r.Clients)
+			}
 			if acme := r.Retention("acme"); acme != (store.Retention{Bodies: time.Minute, Deliveries: 2 * time.Minute, Records: 3 * time.Minute}) {
 				t.Fatalf("acme's retention %+v", acme)
 			}

@@ -40,6 +40,10 @@ type Lifecycle interface {
 	// (on PostgreSQL, a session advisory lock; SQLite has one process).
 	// ok is false when another process holds it.
 	SweepLock(ctx context.Context) (unlock func(), ok bool, err error)
+	// SweptClients lists the clients with finished deliveries, those of
+	// the config and those no longer in it, for a pass of the sweep. It
+	// walks an index by client, once per pass.
+	SweptClients(ctx context.Context) ([]string, error)
 	// PendingKept counts the pending deliveries of each destination: what
 	// retention keeps because it is not delivered yet.
 	PendingKept(ctx context.Context) ([]PendingKept, error)
@@ -115,9 +119,9 @@ type SweepRequest struct {
 	// Retention returns a client's retention; for "" and a client no
 	// longer in the config, the defaults.
 	Retention func(clientID string) Retention
-	// Clients are the clients of the config. Clients with data but no
-	// longer in the config are swept too, with Retention's answer for
-	// them (the defaults); records are swept only for Clients.
+	// Clients are the clients to sweep: those of the config and those
+	// SweptClients found (a client no longer in the config is swept with
+	// Retention's answer for it, the defaults).
 	Clients []string
 	// Batch bounds the rows of each kind one call removes.
 	Batch int

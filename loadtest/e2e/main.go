@@ -55,6 +55,7 @@ func main() {
 	history := flag.Int("history", 0, "delivered deliveries to add first, as many records as -backlog makes (the run to compare a backlog with)")
 	fresh := flag.Bool("fresh", false, "with -database: run on a new database of that server, dropped at the end")
 	warmup := flag.Duration("warmup", 0, "how long pads runs before the saves start (with -backlog: the retries that fell due while it was queued are tried first)")
+	expire := flag.Bool("expire", false, "give the history's client a retention of 1m, so that the retention sweep removes the -history rows while the load runs")
 	flag.Parse()
 	if *database != "" && *fresh {
 		db, drop, err := harness.FreshDatabase(context.Background(), *database, "pads_e2e_")
@@ -103,6 +104,10 @@ func main() {
 	}
 	go http.Serve(ln, recv)
 
+	downRetention = ""
+	if *expire {
+		downRetention = "    retention: {bodies: 1m, deliveries: 1m}\n"
+	}
 	bases, pids, stop := startPads(*padsBin, "http://"+ln.Addr().String(), *database, *processes, *pending, *history)
 	defer stop()
 	atExit = append([]func(){stop}, atExit...) // pads first, then its database
@@ -212,6 +217,33 @@ func main() {
 	if *pending > 0 {
 		fmt.Printf("backlog: %d pending for a destination answering 500; %d attempts at it during the run\n", *pending, down.Load())
 	}
+	if *history > 0 {
+		fmt.Printf("retention sweep during the run: %s\n", swept(bases[0]))
+	}
+}
+
+// downRetention is the retention of client down in pads' config ("": the
+// defaults).
+var downRetention string
+
+// swept reads from pads' metrics what the retention sweep removed.
+func swept(base string) string {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var out []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if rest, ok := strings.CutPrefix(line, "pads_retention_removed_total{kind=\""); ok {
+			out = append(out, strings.Replace(rest, "\"} ", " ", 1))
+		}
+	}
+	if len(out) == 0 {
+		return "nothing removed"
+	}
+	return strings.Join(out, ", ")
 }
 
 // atExit is what fatal runs before it ends the program: deferred calls
@@ -287,7 +319,7 @@ clients:
         type: webhook
         url: %s/down
         retry: {attempts: 20, initialDelay: 1m, multiplier: 2}
-`, port, data, db, jwt, enc, receiver, secret, receiver)
+%s`, port, data, db, jwt, enc, receiver, secret, receiver, downRetention)
 		os.MkdirAll(data, 0o700)
 		if p == 0 && pending > 0 {
 			queueBacklog(database, data, enc, pending, false)

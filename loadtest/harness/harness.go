@@ -60,6 +60,9 @@ type Setup struct {
 	// Extra is YAML appended to the load client's destinations (indented
 	// six spaces, as list items).
 	Extra string
+	// ClientExtra is YAML added to the load client (indented four spaces,
+	// as keys of the client), e.g. its retention.
+	ClientExtra string
 }
 
 // WriteConfig writes the config of s to s.Dir/pads.yaml, with fresh
@@ -85,13 +88,13 @@ clients:
     subscription: full
     limits: {savesPerSecond: 1000000}   # measure pads, not the client's save limit
     funnels: [{id: %s}]
-    destinations:
+%s    destinations:
       - id: main
         type: webhook
         url: %s
         auth: {hmac: {secret: %q}}
         retry: {attempts: 20, initialDelay: 1s, multiplier: 2}
-%s`, s.Port, data, db, config.NewSecret(), config.NewSecret(), Client, APIKey, Funnel, s.Receiver, Webhook, s.Extra)
+%s`, s.Port, data, db, config.NewSecret(), config.NewSecret(), Client, APIKey, Funnel, s.ClientExtra, s.Receiver, Webhook, s.Extra)
 	path := filepath.Join(s.Dir, "pads.yaml")
 	return path, os.WriteFile(path, []byte(cfg), 0o600)
 }

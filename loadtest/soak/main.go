@@ -55,6 +55,7 @@ func run() int {
 	period := flag.Duration("period", time.Minute, "the length of one row (shorter for a quick look)")
 	growth := flag.Float64("growth", 0.10, "the growth of RSS or goroutines from minute 2 to the end that fails the run")
 	keep := flag.Bool("keep", false, "keep the work directory (config, data, pads' log)")
+	retention := flag.String("retention", "", "the load client's retention of bodies, deliveries and records (e.g. 2m): the database should level off; the size column is then the SQLite file and its WAL")
 	flag.Parse()
 	if *padsBin == "" {
 		log.Print("soak: -pads is required")
@@ -101,7 +102,11 @@ func run() int {
 		log.Print(err)
 		return 1
 	}
-	path, err := harness.WriteConfig(harness.Setup{Dir: dir, Database: dbURL, Port: port, Receiver: rc.URL})
+	setup := harness.Setup{Dir: dir, Database: dbURL, Port: port, Receiver: rc.URL}
+	if *retention != "" {
+		setup.ClientExtra = fmt.Sprintf("    retention: {bodies: %s, deliveries: %s, records: %s}\n", *retention, *retention, *retention)
+	}
+	path, err := harness.WriteConfig(setup)
 	if err != nil {
 		log.Print(err)
 		return 1
@@ -126,6 +131,10 @@ func run() int {
 
 	size := walSize(filepath.Join(dir, "data", "pads.db-wal"))
 	sizeName := "WAL MiB"
+	if *retention != "" {
+		// With retention on, the question is whether the database levels off.
+		size, sizeName = sqliteSize(filepath.Join(dir, "data", "pads.db")), "db+WAL MiB"
+	}
 	if dbURL != "" {
 		size, sizeName = dbSize(dbURL), "db MiB"
 	}
@@ -246,6 +255,12 @@ func metric(base, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// sqliteSize is the SQLite database's size: its file and its WAL.
+func sqliteSize(path string) func() int64 {
+	db, wal := walSize(path), walSize(path+"-wal")
+	return func() int64 { return db() + wal() }
 }
 
 func walSize(path string) func() int64 {

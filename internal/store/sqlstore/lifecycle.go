@@ -53,7 +53,8 @@ func eraseMarked(cond string, args []any) []Stmt {
 	return []Stmt{
 		{"UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE event_id IN (" + events + ")", args},
 		{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (" + events + "))", args},
-		{"DELETE FROM deliveries WHERE state = 'pending' AND event_id IN (" + events + ")", args},
+		// state || '': through the events' index, not the pending backlog's.
+		{"DELETE FROM deliveries WHERE state || '' = 'pending' AND event_id IN (" + events + ")", args},
 		{"DELETE FROM deliveries WHERE event_id IN (" + events + ")", args},
 		{"DELETE FROM events WHERE id IN (" + events + ")", args},
 		{"DELETE FROM records WHERE id IN (SELECT r.id FROM records r WHERE " + marked + ")", args},

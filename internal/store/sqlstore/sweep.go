@@ -32,23 +32,24 @@ const (
 	finishedAfter = `SELECT updated_at, id, event_id FROM deliveries WHERE client_id = ? AND state <> 'pending'
 		AND updated_at < ? AND (updated_at > ? OR (updated_at = ? AND id > ?))
 		ORDER BY client_id, updated_at, id LIMIT ?`
-	// clearBody takes the event id and the cutoff: the body goes once every
-	// delivery of the event was delivered before the cutoff (a pending or
-	// a failed one keeps it).
-	clearBody = `UPDATE events SET payload = NULL, fhir = NULL WHERE id = ? AND payload IS NOT NULL
+	// clearBodies' statements take the events' ids, then the cutoff: the
+	// bodies go once every delivery of the event was delivered before the
+	// cutoff (a pending or a failed one keeps them), and the destinations'
+	// answers go with them.
+	clearBodyOf = `UPDATE events SET payload = NULL, fhir = NULL WHERE id IN (%s) AND payload IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND (d.state <> 'delivered' OR d.updated_at >= ?))`
-	// clearAnswers takes the event id twice: the destinations' answers go
-	// with the event's body.
-	clearAnswers = `UPDATE attempts SET response = NULL WHERE response IS NOT NULL
-		AND delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)
-		AND EXISTS (SELECT 1 FROM events WHERE id = ? AND payload IS NULL)`
+	clearAnswersOf = `UPDATE attempts SET response = NULL WHERE response IS NOT NULL AND delivery_id IN
+		(SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.id IN (%s) AND e.payload IS NULL)`
 	// eventsAfter takes the cursor and the batch size.
 	eventsAfter = `SELECT e.id, e.created_at, EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
 		FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`
 	// recordsAfter takes the client, the cursor and the batch size.
-	recordsAfter = `SELECT r.id, r.created_at, r.updated_at,
-		EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = r.id AND d.state = 'pending')
+	recordsAfter = `SELECT r.id, r.created_at, r.updated_at, EXISTS (` + pendingOf + `)
 		FROM records r WHERE r.client_id = ? AND r.id > ? ORDER BY r.client_id, r.id LIMIT ?`
+	// pendingOf finds a pending delivery of record r through the record's
+	// events (state || '' keeps the planners off the index of pending
+	// deliveries, which would walk the whole backlog).
+	pendingOf = `SELECT 1 FROM events e JOIN deliveries d ON d.event_id = e.id WHERE e.record_id = r.id AND d.state || '' = 'pending'`
 	// getCursor and setCursor keep where a walk stopped, by client and
 	// walk: a time and an id.
 	getCursor = "SELECT at, id FROM retention_cursors WHERE client_id = ? AND walk = ?"
@@ -67,14 +68,13 @@ const (
 // since and with nothing pending.
 func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, error) {
 	var out store.Swept
-	clients, err := s.sweptClients(ctx, r.Clients)
-	if err != nil {
-		return out, fmt.Errorf("sweep: %w", err)
-	}
-	for _, c := range clients {
+	for _, c := range r.Clients {
 		ret := r.Retention(c)
 		if err := s.expireDeliveries(ctx, c, r.Now.Add(-ret.Deliveries), r.Batch, &out); err != nil {
 			return out, fmt.Errorf("sweep deliveries: %w", err)
+		}
+		if ret.Bodies >= ret.Deliveries {
+			continue // the deliveries' expiry takes the events, bodies and all
 		}
 		if err := s.clearBodies(ctx, c, r.Now.Add(-ret.Bodies), r.Batch, &out); err != nil {
 			return out, fmt.Errorf("sweep bodies: %w", err)
@@ -97,21 +97,18 @@ func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, 
 	return out, nil
 }
 
-// sweptClients are the clients of the config and those with finished
-// deliveries (a client removed from the config is swept with the
-// defaults), sorted.
-func (s *Shared) sweptClients(ctx context.Context, config []string) ([]string, error) {
-	withData, err := queryAll(ctx, s.db, func(sc Scanner) (string, error) {
+// SweptClients lists the clients with finished deliveries
+// (store.Lifecycle.SweptClients).
+func (s *Shared) SweptClients(ctx context.Context) ([]string, error) {
+	out, err := queryAll(ctx, s.db, func(sc Scanner) (string, error) {
 		var id string
 		err := sc.Scan(&id)
 		return id, err
 	}, sweepClients)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("swept clients: %w", err)
 	}
-	clients := append(slices.Clone(config), withData...)
-	slices.Sort(clients)
-	return slices.Compact(clients), nil
+	return out, nil
 }
 
 func (s *Shared) expireDeliveries(ctx context.Context, client string, cutoff time.Time, batch int, out *store.Swept) error {
@@ -175,18 +172,15 @@ func (s *Shared) clearBodies(ctx context.Context, client string, cutoff time.Tim
 	out.More = out.More || n == batch
 	slices.Sort(events)
 	events = slices.Compact(events)
-	stmts := make([]Stmt, 0, 2*len(events)+1)
-	for _, e := range events {
-		stmts = append(stmts, Stmt{clearBody, []any{e, cutoff.UnixNano()}}, Stmt{clearAnswers, []any{e, e}})
-	}
-	stmts = append(stmts, Stmt{setCursor, []any{client, "bodies", at, last}})
-	changed, err := s.db.Write(ctx, stmts...)
+	in := placeholders(len(events))
+	changed, err := s.db.Write(ctx,
+		Stmt{fmt.Sprintf(clearBodyOf, in), append(anys(events), cutoff.UnixNano())},
+		Stmt{fmt.Sprintf(clearAnswersOf, in), anys(events)},
+		Stmt{setCursor, []any{client, "bodies", at, last}})
 	if err != nil {
 		return err
 	}
-	for i := 0; i < len(events); i++ {
-		out.Bodies += int(changed[2*i])
-	}
+	out.Bodies += int(changed[0])
 	return nil
 }
 
@@ -277,8 +271,8 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 		// Marked only if still expired and with nothing pending: a save or
 		// a replay since the read keeps the record.
 		cond := "r.id IN (" + placeholders(len(expired)) + ")"
-		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + placeholders(len(expired)) + `) AND updated_at < ?
-			AND NOT EXISTS (SELECT 1 FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.record_id = records.id AND d.state = 'pending')`,
+		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (SELECT r.id FROM records r WHERE r.id IN (` +
+			placeholders(len(expired)) + `) AND r.updated_at < ? AND NOT EXISTS (` + pendingOf + `))`,
 			append(slices.Clone(expired), cutoff.UnixNano())}
 		stmts = append(stmts, mark)
 		stmts = append(stmts, eraseMarked(cond, expired)...)

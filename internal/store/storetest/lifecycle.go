@@ -309,6 +309,9 @@ func testSweepDeliveries(t *testing.T, o Opener) {
 	if n := sweepAt(t, h, t0.Add(2*time.Hour), ret); n.Bodies != 2 || n.Deliveries != 0 {
 		t.Fatalf("swept %+v past bodies, want the 2 bodies", n)
 	}
+	if clients, err := h.SweptClients(ctx); err != nil || len(clients) != 1 || clients[0] != "acme" {
+		t.Fatalf("SweptClients = %v, %v; want acme, whose deliveries have finished", clients, err)
+	}
 	recs := export(t, h, delivered)
 	for _, e := range recs[0].Events {
 		if e.Payload != nil || e.FHIR != nil || len(e.Deliveries) != 2 {
