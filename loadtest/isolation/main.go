@@ -283,7 +283,21 @@ func startPads(bin, cfg string) (string, func()) {
 			}
 		}
 	}()
-	stop := func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait(); pw.Close() }
+	stop := func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		// A pads whose workers are wedged never ends its attempts: past
+		// its delivery grace and some, it is killed (and said so).
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(90 * time.Second):
+			fmt.Println("  (pads did not stop within 90 s of SIGTERM: killed)")
+			cmd.Process.Kill()
+			<-done
+		}
+		pw.Close()
+	}
 	select {
 	case addr := <-found:
 		return "http://" + addr, stop
