@@ -127,6 +127,10 @@ type NewEvent struct {
 	// to destinations of format fhir-r4; the store seals it. nil: none
 	// was made.
 	FHIR []byte
+	// Destinations, when not nil, are the ids of the destinations this
+	// event goes to (those whose events include it), instead of
+	// Commit.Destinations.
+	Destinations []string
 }
 
 // Committed says what Commit wrote.
