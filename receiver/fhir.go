@@ -155,11 +155,13 @@ type Flag struct {
 	Period       *Period           `json:"period,omitempty"`
 }
 
-// Extension is a FHIR extension: the flag's priority, or its guideline.
+// Extension is a FHIR extension: the flag's priority, its guideline,
+// whether it asks for a clinician (valueBoolean), or its reading.
 type Extension struct {
 	URL                  string           `json:"url"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
 	ValueString          string           `json:"valueString,omitempty"`
+	ValueBoolean         *bool            `json:"valueBoolean,omitempty"`
 }
 
 // Period is when a Flag started.

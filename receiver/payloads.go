@@ -103,6 +103,7 @@ type Finding struct {
 	Guideline      string `json:"guideline"`      // behind its threshold
 	Interpretation string `json:"interpretation"` // HL7 v3 ObservationInterpretation: H, L, HH, LL, A, AA
 	SeeClinician   bool   `json:"seeClinician"`
+	Reading        string `json:"reading"` // the value that raised it, with its unit: "250 mg/dL"
 }
 
 // ResultsWithheld says why a payload has no scores.

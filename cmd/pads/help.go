@@ -24,7 +24,7 @@ var commands = []command{
 	{"reload", "", "make the running pads read its config again, and say whether it took it"},
 	{"deliveries list", "", "list deliveries, newest first"},
 	{"deliveries show", "ID", "show a delivery and each of its attempts"},
-	{"deliveries replay", "ID | --failed --since T | --client ID --patient UUID --destination ID", "deliver again: one delivery, every failed one, or a record's results to a destination"},
+	{"deliveries replay", "ID | --failed --since T | --client ID --patient UUID --destination ID", "deliver again: one delivery, every failed one, or a patient's results a destination never had"},
 	{"destinations list", "", "list the destinations: where each sends, what it gets, how fast"},
 	{"destinations test", "CLIENT/DESTINATION", "send a signed test event (no patient data) and print the answer"},
 	{"destinations pause", "CLIENT/DESTINATION", "send a destination nothing; its deliveries wait until it is resumed"},

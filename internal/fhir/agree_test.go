@@ -22,8 +22,9 @@ var observationOf = map[score.Measurement]string{
 // TestJSONAndFHIRNeverDisagree builds both formats of every golden
 // vector's record and compares what a receiver reads from each: the same
 // flags in the same order with the same severity (Flag resources and
-// their priority), each flag's HL7 interpretation code on the Observation
-// of its measurement and no other code there, the same withheld reason,
+// their priority), seeClinician and reading (extensions), each flag's HL7
+// interpretation code and text on the Observation of its measurement, one
+// concept per flag and no other code there, the same withheld reason,
 // the same overall and credit scores, and the same caveats.
 func TestJSONAndFHIRNeverDisagree(t *testing.T) {
 	t.Parallel()
@@ -82,7 +83,16 @@ func agree(t *testing.T, name string, rec record.Record, measurementOf map[strin
 	for _, e := range b.Entry {
 		switch r := e.Resource.(type) {
 		case *fhir.Flag:
-			flags = append(flags, r.Code.Coding[0].Code+"/"+r.Extension[0].ValueCodeableConcept.Coding[0].Code)
+			see, reading := "", ""
+			for _, x := range r.Extension {
+				switch x.URL {
+				case fhir.SeeClinicianExtension:
+					see = fmt.Sprint(*x.ValueBoolean)
+				case fhir.ReadingExtension:
+					reading = x.ValueString
+				}
+			}
+			flags = append(flags, r.Code.Coding[0].Code+"/"+r.Extension[0].ValueCodeableConcept.Coding[0].Code+"/"+see+"/"+reading)
 		case *fhir.Observation:
 			obs[r.Code.Coding[0].Code] = r
 		}
@@ -90,9 +100,12 @@ func agree(t *testing.T, name string, rec record.Record, measurementOf map[strin
 	var want []string
 	codesAt := map[string][]string{}
 	for _, f := range js.Flags {
-		want = append(want, f.Code+"/"+priority[f.Severity])
+		if f.Reading == "" {
+			t.Errorf("%s: flag %s without its reading", name, f.Code)
+		}
+		want = append(want, f.Code+"/"+priority[f.Severity]+"/"+fmt.Sprint(f.SeeClinician)+"/"+f.Reading)
 		if loinc, ok := observationOf[measurementOf[f.Code]]; ok && obs[loinc] != nil {
-			codesAt[loinc] = append(codesAt[loinc], f.Interpretation)
+			codesAt[loinc] = append(codesAt[loinc], f.Interpretation+" "+f.Text)
 		}
 	}
 	if !slices.Equal(flags, want) {
@@ -102,11 +115,12 @@ func agree(t *testing.T, name string, rec record.Record, measurementOf map[strin
 		var got []string
 		for _, i := range o.Interpretation {
 			for _, cd := range i.Coding {
-				got = append(got, cd.Code)
+				got = append(got, cd.Code+" "+i.Text)
 			}
 		}
-		w := slices.Compact(slices.Sorted(slices.Values(codesAt[loinc])))
-		if slices.Sort(got); !slices.Equal(got, w) {
+		// Every flag about the measurement, one coded concept each, in
+		// the order of the flags (two flags of one code are two).
+		if w := codesAt[loinc]; !slices.Equal(got, w) {
 			t.Errorf("%s: Observation %s interpretations %v, JSON flags give %v", name, loinc, got, w)
 		}
 	}

@@ -96,7 +96,7 @@ func (b *builder) sensitive(in score.Inputs, r score.Result) {
 	b.flags = r.Flags
 	body := score.BodyOf(b.rec.Fields)
 
-	b.measurement(heartRate, in.HeartRate, r.HeartRateCategory, cameraEstimate, nil)
+	b.measurement(heartRate, in.HeartRate, r.HeartRateCategory, heartRateMethod(in.HeartRateFrom), nil)
 	if in.Systolic != nil || in.Diastolic != nil {
 		o := b.observation(bloodPressure, r.BloodPressureCategory, cameraEstimate, nil)
 		for _, c := range []struct {
@@ -122,10 +122,10 @@ func (b *builder) sensitive(in score.Inputs, r score.Result) {
 	b.measurement(bodyHeight, roundTo(inchesToCm(body.HeightIn), 100), nil, clientReported, nil)
 	// BMI is riskBmi as the model read it, or else made from the weight
 	// and height above (to 0.1), and then derived from them.
-	if given := b.rec.Fields.RiskBmi; given != nil && in.BMI != nil && *given == *in.BMI {
-		b.measurement(bmi, given, nil, clientReported, nil)
+	if in.BMIComputed {
+		b.measurement(bmi, roundTo(in.BMI, 10), nil, padsComputed, b.refs(bodyWeight.key, bodyHeight.key))
 	} else {
-		b.measurement(bmi, roundTo(in.BMI, 10), nil, clientReported, b.refs(bodyWeight.key, bodyHeight.key))
+		b.measurement(bmi, in.BMI, nil, clientReported, nil)
 	}
 
 	// The scores, each derived from the Observations of the inputs it
@@ -170,7 +170,7 @@ func (b *builder) observation(m measure, category *string, method *CodeableConce
 	o := &Observation{ResourceType: "Observation", Status: "final", Category: vitalSigns, Code: concept(m),
 		Subject: &Reference{b.patient}, EffectiveDateTime: b.effective, Interpretation: interpretations(category, b.flags, m.key),
 		Method: method, DerivedFrom: derivedFrom}
-	if method == cameraEstimate {
+	if method == cameraEstimate || method == fromIbi {
 		o.Note = cameraNote
 	}
 	return o

@@ -31,6 +31,12 @@ const (
 	WithheldSystem = "https://pads.dev/fhir/CodeSystem/results-withheld"
 	// GuidelineExtension names the guideline behind a Flag's threshold.
 	GuidelineExtension = "https://pads.dev/fhir/StructureDefinition/guideline"
+	// SeeClinicianExtension (valueBoolean) is the JSON flag's
+	// seeClinician: true when the flag asks for a clinician.
+	SeeClinicianExtension = "https://pads.dev/fhir/StructureDefinition/see-clinician"
+	// ReadingExtension (valueString) is the JSON flag's reading: the
+	// value that raised the flag, with its unit.
+	ReadingExtension = "https://pads.dev/fhir/StructureDefinition/flag-reading"
 
 	// HL7 code systems and extensions.
 	InterpretationSystem = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
@@ -67,7 +73,10 @@ var (
 	// oxygenSaturation is 2708-6, the code the R4 vital signs profile asks
 	// for, which names no method: 59408-5 ("by Pulse oximetry") would claim
 	// an oximeter pads did not use (docs/delivery.md).
-	oxygenSaturation = measure{"oxygen-saturation", []Coding{{LOINC, "2708-6", "Oxygen saturation in Arterial blood"}},
+	// SpO2: the R4 vital-signs profile's code, without LOINC's display
+	// ("...in Arterial blood"), which would claim a specimen pads never
+	// had; code.text says what the value is.
+	oxygenSaturation = measure{"oxygen-saturation", []Coding{{System: LOINC, Code: "2708-6"}},
 		"Oxygen saturation (camera-based estimate)", "%", "%"}
 	bodyWeight = measure{"body-weight", []Coding{{LOINC, "29463-7", "Body weight"}}, "Body weight", "kg", "kg"}
 	bodyHeight = measure{"body-height", []Coding{{LOINC, "8302-2", "Body height"}}, "Body height", "cm", "cm"}

@@ -1,10 +1,6 @@
 package fhir
 
-import (
-	"strings"
-
-	"github.com/pads-dev/pads/internal/score"
-)
+import "github.com/pads-dev/pads/internal/score"
 
 // interpretationDisplay names the HL7 v3 ObservationInterpretation codes
 // pads uses.
@@ -34,32 +30,23 @@ func ObservedBy(m score.Measurement) string {
 }
 
 // interpretations are a measurement's interpretations: its category as
-// text when no flag names it, then one coded concept per HL7 code of the
-// flags about it (the flags' texts as its text).
+// text when no flag names it, then one coded concept per flag about it,
+// in the order of the flags, its text the flag's: two flags with one HL7
+// code (89/60 is both LL flags) are two concepts, so every JSON flag has
+// its interpretation on the Observation.
 func interpretations(category *string, flags []score.Flag, key string) []CodeableConcept {
 	var out []CodeableConcept
-	var labels []string
-	var codes []string
+	named := false
 	for _, f := range flags {
 		if ObservedBy(f.Measurement) != key {
 			continue
 		}
-		labels = append(labels, f.Label)
-		if !contains(codes, f.Interpretation) {
-			codes = append(codes, f.Interpretation)
-		}
+		named = named || category != nil && f.Label == *category
+		out = append(out, CodeableConcept{Coding: []Coding{{InterpretationSystem, f.Interpretation, interpretationDisplay[f.Interpretation]}},
+			Text: f.Label})
 	}
-	if category != nil && !contains(labels, *category) {
-		out = append(out, CodeableConcept{Text: *category})
-	}
-	for _, c := range codes {
-		var texts []string
-		for _, f := range flags {
-			if ObservedBy(f.Measurement) == key && f.Interpretation == c {
-				texts = append(texts, f.Label)
-			}
-		}
-		out = append(out, CodeableConcept{Coding: []Coding{{InterpretationSystem, c, interpretationDisplay[c]}}, Text: strings.Join(texts, "; ")})
+	if category != nil && !named {
+		out = append([]CodeableConcept{{Text: *category}}, out...)
 	}
 	return out
 }
@@ -84,16 +71,21 @@ var flagPriority = map[score.Severity]Coding{
 // flagResource is the Flag of one finding of the model.
 func (b *builder) flagResource(f score.Flag) *Flag {
 	prio := flagPriority[f.Severity]
+	ext := []Extension{
+		{URL: FlagPriority, ValueCodeableConcept: &CodeableConcept{Coding: []Coding{prio}, Text: f.Severity.String()}},
+		{URL: GuidelineExtension, ValueString: f.Guideline},
+		{URL: SeeClinicianExtension, ValueBoolean: &f.SeeClinician},
+	}
+	if f.Reading != "" {
+		ext = append(ext, Extension{URL: ReadingExtension, ValueString: f.Reading})
+	}
 	return &Flag{ResourceType: "Flag",
-		Extension: []Extension{
-			{URL: FlagPriority, ValueCodeableConcept: &CodeableConcept{Coding: []Coding{prio}, Text: f.Severity.String()}},
-			{URL: GuidelineExtension, ValueString: f.Guideline},
-		},
-		Status:   "active",
-		Category: []CodeableConcept{{Coding: []Coding{{FlagCategory, "clinical", "Clinical"}}, Text: "Clinical"}},
-		Code:     CodeableConcept{Coding: []Coding{{FlagSystem, f.ID, f.Label}}, Text: f.Label},
-		Subject:  Reference{b.patient},
-		Period:   &Period{Start: b.effective},
+		Extension: ext,
+		Status:    "active",
+		Category:  []CodeableConcept{{Coding: []Coding{{FlagCategory, "clinical", "Clinical"}}, Text: "Clinical"}},
+		Code:      CodeableConcept{Coding: []Coding{{FlagSystem, f.ID, f.Label}}, Text: f.Label},
+		Subject:   Reference{b.patient},
+		Period:    &Period{Start: b.effective},
 	}
 }
 
@@ -119,7 +111,30 @@ var (
 		Text: "Camera-based estimate from a face scan, not a measurement by a medical device"}
 	clientReported = &CodeableConcept{Coding: []Coding{{MethodSystem, "client-reported", "Reported by the client"}},
 		Text: "Reported by the client application (entered or computed there), not measured by pads"}
+	// padsComputed is the method of a value pads computes from other
+	// values of the Bundle (they are its derivedFrom).
+	padsComputed = &CodeableConcept{Coding: []Coding{{MethodSystem, "pads-computed", "Computed by pads"}},
+		Text: "Computed by pads from the reported values it is derived from"}
+	// fromIbi is the method of a heart rate pads computes as 60000 / ibi,
+	// the camera's mean inter-beat interval.
+	fromIbi = &CodeableConcept{Coding: []Coding{{MethodSystem, "camera-estimate", "Camera-based estimate (face scan)"},
+		{MethodSystem, "pads-computed", "Computed by pads"}},
+		Text: "Computed by pads as 60000 / the mean inter-beat interval (ibi) of a face scan: a camera-based estimate"}
 )
+
+// heartRateMethod is the method of the heart rate the model read, by the
+// field it came from: heartRateBpm a camera estimate; riskRestingHeartRate
+// a number the client reports (its risk inputs); ibi computed by pads from
+// the camera's inter-beat interval.
+func heartRateMethod(from string) *CodeableConcept {
+	switch from {
+	case "riskRestingHeartRate":
+		return clientReported
+	case "ibi":
+		return fromIbi
+	}
+	return cameraEstimate
+}
 
 // caveatNotes are score.Caveats as notes; cameraNote the camera caveat
 // alone.

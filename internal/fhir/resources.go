@@ -75,6 +75,7 @@ type Extension struct {
 	URL                  string           `json:"url"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
 	ValueString          string           `json:"valueString,omitempty"`
+	ValueBoolean         *bool            `json:"valueBoolean,omitempty"`
 }
 
 // Period is a time span; pads gives its start only.

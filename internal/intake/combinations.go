@@ -27,7 +27,7 @@ const (
 func contradictions(v *record.Fields, today time.Time) []FieldError {
 	var errs []FieldError
 	for _, check := range []func(*record.Fields) []FieldError{overEightFeet, weightsDisagree, heightsDisagree,
-		heartRatesDisagree, smokingDisagrees} {
+		heartRatesDisagree, smokingDisagrees, impossiblePressure} {
 		errs = append(errs, check(v)...)
 	}
 	errs = append(errs, agesDisagree(v, today)...)
@@ -50,6 +50,17 @@ func heartRatesDisagree(v *record.Fields) []FieldError {
 	msg := fmt.Sprintf("heartRateBpm, riskRestingHeartRate and 60000/ibi must give the same heart rate, within %s per minute",
 		fmtNum(score.HeartRateTolerance))
 	return given(v, msg, "heartRateBpm", "riskRestingHeartRate", "ibi")
+}
+
+// impossiblePressure refuses a diastolic pressure at or above the
+// systolic given with it: a pulse pressure of zero or less is a
+// measurement error, not a blood pressure to classify.
+func impossiblePressure(v *record.Fields) []FieldError {
+	if v.SystolicBloodPressureMmhg == nil || v.DiastolicBloodPressureMmhg == nil ||
+		*v.DiastolicBloodPressureMmhg < *v.SystolicBloodPressureMmhg {
+		return nil
+	}
+	return given(v, "diastolicBloodPressureMmhg must be below systolicBloodPressureMmhg", "systolicBloodPressureMmhg", "diastolicBloodPressureMmhg")
 }
 
 // agesDisagree compares age with the whole years since dateOfBirth today.

@@ -15,13 +15,14 @@ import (
 func TestDecodeRejectsContradictoryBodyMeasurements(t *testing.T) {
 	t.Parallel()
 	const (
-		tall    = "heightFt and heightIn together must be at most 8 ft"
-		weights = "weightKg and weightLb must give the same weight, within 1 kg"
-		heights = "the height in feet and inches and heightCm must agree, within 1 inch"
-		bmi     = "with the weight and height given, BMI must be between 10 and 80"
-		rates   = "heartRateBpm, riskRestingHeartRate and 60000/ibi must give the same heart rate, within 5 per minute"
-		smoking = "smoker and smokerRiskStatus must agree"
-		bmis    = "riskBmi and the BMI of the weight and height given must agree, within 1"
+		tall     = "heightFt and heightIn together must be at most 8 ft"
+		weights  = "weightKg and weightLb must give the same weight, within 1 kg"
+		heights  = "the height in feet and inches and heightCm must agree, within 1 inch"
+		bmi      = "with the weight and height given, BMI must be between 10 and 80"
+		rates    = "heartRateBpm, riskRestingHeartRate and 60000/ibi must give the same heart rate, within 5 per minute"
+		smoking  = "smoker and smokerRiskStatus must agree"
+		pressure = "diastolicBloodPressureMmhg must be below systolicBloodPressureMmhg"
+		bmis     = "riskBmi and the BMI of the weight and height given must agree, within 1"
 	)
 	tests := []struct {
 		name   string
@@ -62,6 +63,11 @@ func TestDecodeRejectsContradictoryBodyMeasurements(t *testing.T) {
 		{"smoking agrees", `"smoker":false,"smokerRiskStatus":"former smoker"`, nil, ""},
 		{"smoking disagrees", `"smoker":false,"smokerRiskStatus":"current smoker"`, []string{"smoker", "smokerRiskStatus"}, smoking},
 		{"smoking status of unknown meaning", `"smoker":true,"smokerRiskStatus":"vapes"`, nil, ""},
+		{"diastolic above systolic", `"systolicBloodPressureMmhg":100,"diastolicBloodPressureMmhg":110`,
+			[]string{"diastolicBloodPressureMmhg", "systolicBloodPressureMmhg"}, pressure},
+		{"diastolic equal to systolic", `"systolicBloodPressureMmhg":80,"diastolicBloodPressureMmhg":80`,
+			[]string{"diastolicBloodPressureMmhg", "systolicBloodPressureMmhg"}, pressure},
+		{"diastolic just below systolic", `"systolicBloodPressureMmhg":80,"diastolicBloodPressureMmhg":79.5`, nil, ""},
 		{"a non-daily smoker is a smoker", `"smoker":true,"smokerRiskStatus":"non-daily smoker"`, nil, ""},
 		{"still smoking after trying to quit", `"smoker":true,"smokerRiskStatus":"tried to quit, still current smoker"`, nil, ""},
 		{"a non-daily smoker is not a non-smoker", `"smoker":false,"smokerRiskStatus":"Non-daily smoker"`, []string{"smoker", "smokerRiskStatus"}, smoking},

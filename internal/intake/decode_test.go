@@ -144,6 +144,7 @@ func TestDecodeRejectsInvalidValues(t *testing.T) {
 		{"heart rate low", "sensitive", "heartRateBpm", `19.9`, "must be between 20 and 300"},
 		{"oxygen high", "sensitive", "oxygen", `100.1`, "must be between 50 and 100"},
 		{"systolic high", "sensitive", "systolicBloodPressureMmhg", `301`, "must be between 40 and 300"},
+		{"metabolic syndrome criteria are a count of 5", "sensitive", "riskMetSComp", `6`, "must be between 0 and 5"},
 		{"number hex string", "sensitive", "heartRateBpm", `"0x48"`, "must be a number"},
 		{"number Inf string", "sensitive", "heartRateBpm", `"Inf"`, "must be a number"},
 		{"number NaN string", "sensitive", "heartRateBpm", `"NaN"`, "must be a number"},

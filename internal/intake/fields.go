@@ -121,7 +121,7 @@ var Fields = []Field{
 	num("riskFraminghamScore", -30, 100),
 	num("riskBapwv", 0, 10000),
 	num("riskRestingHeartRate", 20, 300),
-	num("riskMetSComp", 0, 100),
+	num("riskMetSComp", 0, 5), // a count of the 5 harmonized metabolic syndrome criteria
 	num("rmssd", 0, 1000),
 	num("ibi", 200, 3000), // 60000/ibi within heartRateBpm's 20-300 per minute
 }

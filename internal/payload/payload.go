@@ -111,6 +111,10 @@ type Flag struct {
 	Guideline      string `json:"guideline"`
 	Interpretation string `json:"interpretation"`
 	SeeClinician   bool   `json:"seeClinician"`
+	// Reading is the value that raised the flag as its rule read it, with
+	// its unit ("95 %", "250 mg/dL", "200/125 mmHg"); "declared" for a
+	// declared condition.
+	Reading string `json:"reading"`
 }
 
 // Withheld says why the payload has no scores: a stable reason code
@@ -268,7 +272,7 @@ func flags(fs []score.Flag) []Flag {
 	out := make([]Flag, len(fs))
 	for i, f := range fs {
 		out[i] = Flag{Code: f.ID, Severity: f.Severity.String(), Text: f.Label, Guideline: f.Guideline,
-			Interpretation: f.Interpretation, SeeClinician: f.SeeClinician}
+			Interpretation: f.Interpretation, SeeClinician: f.SeeClinician, Reading: f.Reading}
 	}
 	return out
 }

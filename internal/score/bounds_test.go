@@ -180,3 +180,42 @@ func TestASupersededBodyIsNotShown(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreeingHeartRatesResolveToTheWorse: over every pair of heart rates
+// one save may give together (within HeartRateTolerance), the rate scored
+// is the one farther from the middle of the normal range, so fields that
+// straddle a threshold never resolve to the milder; and no pair scores
+// better than either of its fields alone.
+func TestAgreeingHeartRatesResolveToTheWorse(t *testing.T) {
+	t.Parallel()
+	for bpm := 20.0; bpm <= 300; bpm++ {
+		for d := -score.HeartRateTolerance; d <= score.HeartRateTolerance; d++ {
+			other := bpm + d
+			if other < 20 || other > 300 {
+				continue
+			}
+			var f record.Fields
+			f.Apply(&record.Patch{Values: record.Fields{HeartRateBpm: p(bpm), RiskRestingHeartRate: p(other)}})
+			got, _ := score.HeartRate(f)
+			want := bpm
+			if abs(other-75) > abs(bpm-75) {
+				want = other
+			}
+			if got == nil || *got != want {
+				t.Fatalf("heartRateBpm %v with riskRestingHeartRate %v: scored %s, want %v", bpm, other, num(got), want)
+			}
+			pair, alone := normalAdult(), normalAdult()
+			pair.HeartRate, alone.HeartRate = got, p(other)
+			if cap, c := score.Cap(score.Compute(pair).Flags), score.Cap(score.Compute(alone).Flags); cap > c {
+				t.Fatalf("%v and %v: the pair is capped at %v, %v alone at %v", bpm, other, cap, other, c)
+			}
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

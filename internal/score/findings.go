@@ -6,7 +6,7 @@ package score
 // or over), BMI and lipids included (see partsOf).
 
 func finding(id, label string, m Measurement, s Severity, interp, guideline string) Flag {
-	return Flag{id, label, m, s, interp, guideline, false}
+	return Flag{id, label, m, s, interp, guideline, false, ""}
 }
 
 // The findings, in the order results list them within a severity.
@@ -17,7 +17,7 @@ var (
 
 	FindingHeartRateHigh = finding("heart-rate-high", "Resting heart rate above 100", HeartRateReading, Moderate, High, guideSVT2015)
 	FindingHeartRateLow  = finding("heart-rate-low", "Resting heart rate below 50", HeartRateReading, Mild, Low, guideBrady2018)
-	FindingIrregular     = Flag{"irregular-rhythm", "Irregular heartbeats reported; an ECG read by a clinician is advised", Rhythm, Moderate, Abnormal, guideAF2023, true}
+	FindingIrregular     = Flag{"irregular-rhythm", "Irregular heartbeats reported; an ECG read by a clinician is advised", Rhythm, Moderate, Abnormal, guideAF2023, true, ""}
 
 	FindingBreathingHigh = finding("breathing-rate-high", "Breathing rate above 20", BreathingRate, Moderate, High, guideNEWS2)
 	FindingBreathingLow  = finding("breathing-rate-low", "Breathing rate below 12", BreathingRate, Mild, Low, guideNEWS2)

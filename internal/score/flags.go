@@ -100,6 +100,10 @@ type Flag struct {
 	Interpretation string
 	Guideline      string
 	SeeClinician   bool
+	// Reading is the value that raised the flag, as its rule read it
+	// (whole vital signs: an SpO2 of 94.5 is "95 %"), with its unit; the
+	// answer for a declared condition. Empty in the tables of AllFlags.
+	Reading string
 }
 
 // Guidelines, as the flags cite them.
@@ -118,7 +122,7 @@ const (
 )
 
 func redFlag(id, what string, m Measurement, interp, guideline string) Flag {
-	return Flag{id, "Red flag: " + what + "; see a clinician", m, Severe, interp, guideline, true}
+	return Flag{id, "Red flag: " + what + "; see a clinician", m, Severe, interp, guideline, true, ""}
 }
 
 // The red flags, most urgent first: when several are raised, the overall
@@ -273,6 +277,7 @@ func raise(dst []Flag, rules []rule, in *Inputs, v vitals) []Flag {
 		if code := r.test(in, v); code != "" {
 			f := r.flag
 			f.Interpretation = code
+			f.Reading = reading(f.Measurement, in, v)
 			dst = append(dst, f)
 		}
 	}

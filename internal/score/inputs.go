@@ -23,6 +23,9 @@ type Inputs struct {
 	Age                 *float64 // years
 	Systolic, Diastolic *float64 // mmHg
 	HeartRate           *float64 // resting, beats/min
+	// HeartRateFrom names the field the heart rate came from:
+	// heartRateBpm, riskRestingHeartRate or ibi (for its provenance).
+	HeartRateFrom       string
 	IrregularHeartBeats *bool
 	HRV                 *float64   // ms
 	HRVMeasure          HRVMeasure // what HRV is; 0 when HRV is nil
@@ -51,6 +54,8 @@ type Inputs struct {
 	// the payload shows them.
 	WeightLb, HeightIn *float64
 	SmokerStatus       *string
+	// BMIComputed: BMI is made from WeightLb and HeightIn, not riskBmi.
+	BMIComputed bool
 }
 
 // FromRecord reads the model's inputs from a record's fields; at is when
@@ -71,7 +76,7 @@ func FromRecord(f record.Fields, at time.Time) Inputs {
 		measure = 0
 	}
 	body := BodyOf(f)
-	hr, conflicts := HeartRate(f)
+	hr, hrFrom, conflicts := heartRateOf(f)
 	age, ageConflict := Age(f, at)
 	smoker, status := Smoking(f)
 	return Inputs{
@@ -80,6 +85,7 @@ func FromRecord(f record.Fields, at time.Time) Inputs {
 		Systolic:            f.SystolicBloodPressureMmhg,
 		Diastolic:           f.DiastolicBloodPressureMmhg,
 		HeartRate:           hr,
+		HeartRateFrom:       hrFrom,
 		IrregularHeartBeats: f.IrregularHeartBeats,
 		HRV:                 hrv,
 		HRVMeasure:          measure,
@@ -99,6 +105,7 @@ func FromRecord(f record.Fields, at time.Time) Inputs {
 		WeightLb:            body.WeightLb,
 		HeightIn:            body.HeightIn,
 		SmokerStatus:        status,
+		BMIComputed:         body.BMIComputed,
 	}
 }
 

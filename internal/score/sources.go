@@ -96,18 +96,30 @@ func given(f record.Fields, names ...string) []string {
 // the first of these known, provided the others agree within
 // HeartRateTolerance; otherwise none, and the fields that disagree.
 func HeartRate(f record.Fields) (bpm *float64, conflicts []string) {
+	bpm, _, conflicts = heartRateOf(f)
+	return bpm, conflicts
+}
+
+// heartRateFields are the fields of the heart rate, in source order.
+var heartRateFields = []string{"heartRateBpm", "riskRestingHeartRate", "ibi"}
+
+// heartRateOf is HeartRate and the field the rate came from ("" with none).
+func heartRateOf(f record.Fields) (bpm *float64, from string, conflicts []string) {
 	var fromIbi *float64
 	if f.Ibi != nil && *f.Ibi > 0 {
 		if v := math.Round(600000 / *f.Ibi) / 10; v >= MinHeartRate && v <= MaxHeartRate {
 			fromIbi = &v
 		}
 	}
-	bpm, conflict := choose(latestOf(f).HeartRate, HeartRateTolerance,
-		source{"heartRateBpm", f.HeartRateBpm}, source{"riskRestingHeartRate", f.RiskRestingHeartRate}, source{"ibi", fromIbi})
+	bpm, i, conflict := pick(latestOf(f).HeartRate, HeartRateTolerance,
+		source{heartRateFields[0], f.HeartRateBpm}, source{heartRateFields[1], f.RiskRestingHeartRate}, source{heartRateFields[2], fromIbi})
 	if conflict {
-		return nil, given(f, "heartRateBpm", "riskRestingHeartRate", "ibi")
+		return nil, "", given(f, heartRateFields...)
 	}
-	return bpm, nil
+	if i < 0 {
+		return nil, "", nil
+	}
+	return bpm, heartRateFields[i], nil
 }
 
 // Age is the record's age at time at from the field that last gave it:

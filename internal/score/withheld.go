@@ -26,7 +26,9 @@ func (w Withheld) Text() string {
 	case AgeUnknown:
 		return "No scores: the age is not known, and the model's ranges are for adults"
 	case Under18:
-		return "No scores: the model's ranges are for adults (18 or over)"
+		return "No scores: the model's ranges are for adults (18 or over). A child's heart rate, breathing rate and blood pressure " +
+			"are not assessed against children's norms: only the red flags that hold at the child's age (SpO2 below 90%, blood " +
+			"pressure above 180/120, and NEWS2 from 16) are raised, so a clinician should read the measurements"
 	case ContradictoryMeasurements:
 		return "No scores: fields that measure the same vital sign disagree"
 	case InsufficientMeasurements:

@@ -592,6 +592,31 @@ def completed_of(case):
     return datetime.date.fromisoformat(completed[:10]) if completed else None
 
 
+def number(x):
+    """A number as the payload writes it: shortest form, no trailing .0."""
+    x = F(x)
+    return str(x.numerator) if x.denominator == 1 else repr(float(x))
+
+
+def reading_of(measurement, v, i):
+    """docs/scoring.md, "Flags": the value that raised a flag, as its rule read it."""
+    unit = lambda x, u: "" if x is None else number(x) + u
+    if measurement == "bp":
+        if v["sys"] is not None and v["dia"] is not None:
+            return f"{number(v['sys'])}/{number(v['dia'])} mmHg"
+        return f"systolic {number(v['sys'])} mmHg" if v["sys"] is not None else f"diastolic {number(v['dia'])} mmHg"
+    if measurement == "rhythm":
+        return "irregular" if v["hr"] is None else f"irregular, {number(v['hr'])} /min"
+    if measurement == "combined":
+        return "NEWS2 %d" % (pts(v["rr"], news2_resp) + pts(v["spo2"], news2_spo2) + pts(v["sys"], news2_sys) + pts(v["hr"], news2_pulse))
+    if measurement == "bmi":
+        return number(F(round_half_up(i["bmi"] * 10), 10)) + " kg/m²"
+    return {"hr": lambda: unit(v["hr"], " /min"), "rr": lambda: unit(v["rr"], " /min"), "spo2": lambda: unit(v["spo2"], " %"),
+            "tc": lambda: unit(i["tc"], " mg/dL"), "ldl": lambda: unit(i["ldl"], " mg/dL"), "hdl": lambda: unit(i["hdl"], " mg/dL"),
+            "tg": lambda: unit(i["tg"], " mg/dL"), "mets": lambda: unit(i["mets"], " of 5"), "risk": lambda: unit(i["risk"], " %"),
+            "hypertension": lambda: "declared", "diabetes": lambda: "declared", "smoking": lambda: "Current smoker"}[measurement]()
+
+
 def expected(case):
     f = case["fields"]
     completed = completed_of(case)
@@ -625,6 +650,8 @@ def expected(case):
         "hypertension": f.get("hypertension") is True or f.get("hypertensionMedication") is True,
     }
     flags = flags_of(age, v, info)
+    for fl in flags:
+        fl["reading"] = reading_of(fl["measurement"], v, info)
     withheld = withheld_of(age, age_conflict, v, hr_conflicts)
     out["flags"] = flags
     out["resultsWithheld"] = withheld
@@ -731,8 +758,8 @@ def same(want, got):
 def check_additive(name, want, got):
     """The additive fields: flags, resultsWithheld, caveats, model."""
     problems = []
-    got_flags = [(x["code"], x["severity"], x["interpretation"], x["seeClinician"], x["text"]) for x in got["flags"]]
-    want_flags = [(x["code"], x["severity"], x["interpretation"], x["seeClinician"], x["text"]) for x in want["flags"]]
+    got_flags = [(x["code"], x["severity"], x["interpretation"], x["seeClinician"], x["text"], x["reading"]) for x in got["flags"]]
+    want_flags = [(x["code"], x["severity"], x["interpretation"], x["seeClinician"], x["text"], x["reading"]) for x in want["flags"]]
     if got_flags != want_flags:
         problems.append(f"{name}: flags = {got_flags!r}, docs/scoring.md gives {want_flags!r}")
     if any(not x["guideline"] for x in got["flags"]):
