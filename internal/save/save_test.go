@@ -186,7 +186,10 @@ func TestASaveKeepsOneSnapshotPerEvent(t *testing.T) {
 	}
 	st := &fakeStore{}
 	s := save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap, Payloads: built,
-		FHIR: func(dt record.DataType, rec record.Record) ([]byte, error) { _, _, err := built(dt, rec); return nil, err }})
+		FHIR: func(dt record.DataType, rec record.Record) ([]byte, error) {
+			_, _, err := built(dt, rec)
+			return nil, err
+		}})
 	if _, err := s.Save(context.Background(), "acme", request("acme-main", record.Fields{FormCompleted: new(true),
 		AssessmentCompleted: new(true)})); err != nil {
 		t.Fatal(err)
