@@ -20,7 +20,7 @@ import (
 
 // deliveries runs the operator commands:
 //
-//	pads deliveries list [--status pending|delivered|failed] [--client ID] [--limit N]
+//	pads deliveries list [--status S] [--client ID] [--destination ID] [--patient UUID] [--message MSG_ID] [--limit N]
 //	pads deliveries show ID
 //	pads deliveries replay ID
 //	pads deliveries replay --failed --since TIME [--client ID]
@@ -33,13 +33,16 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	fs := newFlags("deliveries "+args[0], stdout, stderr)
 	configPath := fs.String("config", "", "config file (default: ./pads-data/pads.yaml)")
-	var status, client, since, patient, destination, assessment string
+	var status, client, since, patient, destination, assessment, message string
 	var limit int
 	var failed bool
 	switch args[0] {
 	case "list":
 		fs.StringVar(&status, "status", "", "only deliveries in this state (pending, delivered, failed)")
 		fs.StringVar(&client, "client", "", "only this client's deliveries")
+		fs.StringVar(&patient, "patient", "", "only the deliveries of this patient uuid's records (audited by a keyed reference)")
+		fs.StringVar(&message, "message", "", "only the delivery of this message id (webhook-id, msg_...)")
+		fs.StringVar(&destination, "destination", "", "only deliveries to this destination id (with --client where ids repeat across clients)")
 		fs.IntVar(&limit, "limit", operator.DefaultLimit, "at most this many, newest first")
 	case "show":
 	case "replay":
@@ -68,7 +71,8 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 	actor := cliActor()
 	switch args[0] {
 	case "list":
-		ds, err := ops.List(ctx, actor, operator.ListRequest{State: status, ClientID: client, Limit: limit})
+		ds, err := ops.List(ctx, actor, operator.ListRequest{State: status, ClientID: client, Destination: destination,
+			PatientUUID: patient, MessageID: message, Limit: limit})
 		if err != nil {
 			return err
 		}

@@ -492,7 +492,8 @@ func configured(cfg *config.Config) []store.DestinationRef {
 func (c *Console) Deliveries() http.Handler {
 	return c.signedIn(func(w http.ResponseWriter, r *http.Request, v *view) {
 		q := r.URL.Query()
-		f := filters{Scope: q.Get("scope"), State: q.Get("state"), Type: q.Get("type"), Since: q.Get("since"), Until: q.Get("until")}
+		f := filters{Scope: q.Get("scope"), State: q.Get("state"), Type: q.Get("type"), Since: q.Get("since"), Until: q.Get("until"),
+			Q: q.Get("q")}
 		req, err := f.request(v.Now)
 		if err != nil {
 			c.fail(w, r, v, http.StatusBadRequest, err.Error())

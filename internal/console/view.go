@@ -308,12 +308,20 @@ func niceCeil(n int) int {
 // filters are the deliveries page's filters, as the operator wrote them.
 type filters struct {
 	Scope, State, Type, Since, Until string
+	// Q is the search box: a patient uuid or a message id (msg_...).
+	Q string
 }
 
 // request reads the filters; an error's message says what to correct.
 func (f filters) request(now time.Time) (operator.PageRequest, error) {
 	client, dest := splitScope(f.Scope)
 	r := operator.PageRequest{ClientID: client, Destination: dest, State: f.State, DataType: f.Type}
+	switch q := strings.TrimSpace(f.Q); {
+	case strings.HasPrefix(q, "msg_"):
+		r.MessageID = q
+	case q != "":
+		r.PatientUUID = q
+	}
 	var err error
 	if f.Since != "" {
 		if r.Since, err = operator.ParseSince(f.Since, now); err != nil {
@@ -348,7 +356,7 @@ func newDeliveriesPage(cfg *config.Config, f filters, req operator.PageRequest, 
 		Types: choices(f.Type, "non-sensitive", "sensitive"), Since: req.Since, Until: req.Until, Rows: p.Deliveries, Older: older}
 	// Later pages keep the resolved times: "1h" must not move under them.
 	base := url.Values{}
-	for k, v := range map[string]string{"scope": f.Scope, "state": f.State, "type": f.Type} {
+	for k, v := range map[string]string{"scope": f.Scope, "state": f.State, "type": f.Type, "q": f.Q} {
 		if v != "" {
 			base.Set(k, v)
 		}

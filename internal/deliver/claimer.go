@@ -297,7 +297,9 @@ func (c *claimer) round() (more, saturated bool) {
 		if c.full(l) || load[key.ClientID] >= 2*c.opts.PerClient {
 			skip = append(skip, key)
 		} else {
-			limit = max(limit, c.waitCap(l)-len(l.queue))
+			// No more than the line, and its client's lines, can take:
+			// what does not fit is released, a write for nothing.
+			limit = max(limit, min(c.waitCap(l)-len(l.queue), 2*c.opts.PerClient-load[key.ClientID]))
 			asked = append(asked, key)
 		}
 	}

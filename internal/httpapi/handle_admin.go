@@ -99,7 +99,8 @@ func handleListDeliveries(d Deps) adminHandler {
 			operatorFailed(d, w, r, err)
 			return
 		}
-		ds, err := d.Operator.List(r.Context(), actor, operator.ListRequest{State: q.Get("status"), ClientID: q.Get("client"), Limit: limit})
+		ds, err := d.Operator.List(r.Context(), actor, operator.ListRequest{State: q.Get("status"), ClientID: q.Get("client"),
+			Destination: q.Get("destination"), PatientUUID: q.Get("patient"), MessageID: q.Get("message"), Limit: limit})
 		if err != nil {
 			operatorFailed(d, w, r, err)
 			return

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/google/uuid"
+
 	"context"
 	"fmt"
 	"slices"
@@ -53,6 +55,11 @@ type PageRequest struct {
 	DataType    string // sensitive or non-sensitive
 	Since       time.Time
 	Until       time.Time
+	// PatientUUID selects the deliveries of a patient's records; the
+	// audit log names the patient by a keyed reference only.
+	PatientUUID string
+	// MessageID selects the delivery of one webhook-id.
+	MessageID string
 	// After is the previous page's Next; "" for the first page.
 	After string
 	Limit int // DefaultLimit when 0
@@ -69,9 +76,22 @@ type Page struct {
 // costs the same however deep it is. Errors: *InvalidError.
 func (s *Service) Page(ctx context.Context, actor string, r PageRequest) (Page, error) {
 	q := store.DeliveryQuery{ClientID: r.ClientID, Destination: r.Destination, State: r.State,
-		DataType: record.DataType(r.DataType), From: r.Since, To: r.Until}
+		DataType: record.DataType(r.DataType), From: r.Since, To: r.Until, MessageID: r.MessageID}
 	if err := checkQuery(q); err != nil {
 		return Page{}, err
+	}
+	if r.PatientUUID != "" {
+		u, err := uuid.Parse(r.PatientUUID)
+		if err != nil || len(r.PatientUUID) != 36 {
+			return Page{}, invalid("the patient uuid must be a UUID in 8-4-4-4-12 hexadecimal form")
+		}
+		if s.patients.Keys == nil {
+			return Page{}, invalid("a search by patient is not available here (it needs the keys of the audit log's references)")
+		}
+		q.PatientUUID, r.PatientUUID = u.String(), u.String()
+	}
+	if q.Destination == "" && r.Destination != "" {
+		q.Destination = r.Destination
 	}
 	limit, err := checkLimit(r.Limit)
 	if err != nil {
@@ -84,7 +104,7 @@ func (s *Service) Page(ctx context.Context, actor string, r PageRequest) (Page, 
 		}
 		q.After = &c
 	}
-	if err := s.audit(ctx, actor, ActionList, pageTarget(r)); err != nil {
+	if err := s.audit(ctx, actor, ActionList, s.pageTarget(r)); err != nil {
 		return Page{}, err
 	}
 	q.Limit = limit + 1 // one more says whether a next page exists
@@ -110,8 +130,8 @@ func checkQuery(q store.DeliveryQuery) error {
 		return invalid("data type must be sensitive or non-sensitive")
 	case len(q.ClientID) > maxID || len(q.Destination) > maxID:
 		return invalid("client and destination ids are at most %d characters", maxID)
-	case q.Destination != "" && q.ClientID == "":
-		return invalid("a destination is chosen with its client")
+	case len(q.MessageID) > 64 || q.MessageID != "" && !strings.HasPrefix(q.MessageID, "msg_"):
+		return invalid("a message id is msg_ and 32 hexadecimal digits")
 	case !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To):
 		return invalid("since must be before until")
 	}
@@ -129,7 +149,7 @@ func parseCursor(s string) (store.Cursor, error) {
 }
 
 // pageTarget names a page's filters for the audit log.
-func pageTarget(r PageRequest) string {
+func (s *Service) pageTarget(r PageRequest) string {
 	var parts []string
 	add := func(name, v string) {
 		if v != "" {
@@ -138,6 +158,12 @@ func pageTarget(r PageRequest) string {
 	}
 	add("client", r.ClientID)
 	add("destination", r.Destination)
+	add("message", r.MessageID)
+	if r.PatientUUID != "" {
+		// Never the uuid: its keyed reference under the client searched
+		// ("" when none was), recomputable by whoever holds the key.
+		parts = append(parts, "patient="+s.patients.Keys.Ref("patient", r.ClientID, strings.ToLower(r.PatientUUID)))
+	}
 	add("status", r.State)
 	add("dataType", r.DataType)
 	if !r.Since.IsZero() {

@@ -73,8 +73,9 @@ func TestPageRefusesWhatItCannotSelect(t *testing.T) {
 	for _, r := range []operator.PageRequest{
 		{State: "lost"},
 		{DataType: "secret"},
-		{Destination: "d1"},
 		{ClientID: strings.Repeat("a", 129)},
+		{MessageID: "not-a-message-id"},
+		{PatientUUID: "not-a-uuid"},
 		{After: "yesterday"},
 		{After: "12.0"},
 		{Limit: operator.MaxLimit + 1},

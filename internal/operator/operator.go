@@ -83,24 +83,20 @@ func (s *Service) audit(ctx context.Context, actor, action, target string) error
 
 // ListRequest selects deliveries; zero fields select all, newest first.
 type ListRequest struct {
-	State    string // pending, delivered or failed
-	ClientID string
-	Limit    int // DefaultLimit when 0
+	State       string // pending, delivered or failed
+	ClientID    string
+	Destination string // the destination's id; with ClientID where ids repeat across clients
+	PatientUUID string // the deliveries of a patient's records
+	MessageID   string // the delivery of one webhook-id
+	Limit       int    // DefaultLimit when 0
 }
 
-// List lists deliveries, newest first. Errors: *InvalidError.
+// List lists deliveries, newest first: the first page of Page. Errors:
+// *InvalidError.
 func (s *Service) List(ctx context.Context, actor string, r ListRequest) ([]store.Delivery, error) {
-	if r.State != "" && r.State != store.Pending && r.State != store.Delivered && r.State != store.Failed {
-		return nil, invalid("status must be pending, delivered or failed")
-	}
-	limit, err := checkLimit(r.Limit)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.audit(ctx, actor, ActionList, fmt.Sprintf("status=%q client=%q", r.State, r.ClientID)); err != nil {
-		return nil, err
-	}
-	return s.store.Deliveries(ctx, store.DeliveryFilter{State: r.State, ClientID: r.ClientID, Limit: limit})
+	p, err := s.Page(ctx, actor, PageRequest{State: r.State, ClientID: r.ClientID, Destination: r.Destination,
+		PatientUUID: r.PatientUUID, MessageID: r.MessageID, Limit: r.Limit})
+	return p.Deliveries, err
 }
 
 // Show returns a delivery and its attempts, oldest first. Errors:

@@ -24,6 +24,8 @@ const (
 	DefaultEvery = time.Minute
 	DefaultBatch = 200
 	DefaultPause = 10 * time.Millisecond
+	// MaxBatch bounds the batch a pass grows to while it is behind.
+	MaxBatch = 2000
 )
 
 // Observer is told what each pass did (metrics.Retention fits).
@@ -36,7 +38,12 @@ type Observer interface {
 // Options shape the sweep; zero values take the defaults.
 type Options struct {
 	Every time.Duration // between passes
-	Batch int           // rows of each kind per batch
+	// Batch is the rows of each kind a pass's first batch takes; while a
+	// pass finds more after each batch, the next one takes twice as many,
+	// up to MaxBatch: the writer's fixed cost of a transaction (its sync)
+	// is shared by more rows, while the pause below still keeps the sweep
+	// to a third of the writer.
+	Batch int
 	// Pause is the least wait between batches; the wait is at least twice
 	// what the last batch took, so that the sweep holds the database's
 	// writer a third of the time at most.
@@ -146,6 +153,7 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 		if !got.More {
 			break
 		}
+		req.Batch = min(2*req.Batch, max(MaxBatch, s.opts.Batch))
 		select {
 		case <-ctx.Done():
 			return total, ctx.Err()

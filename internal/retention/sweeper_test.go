@@ -91,6 +91,9 @@ func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
 			if tt.calls == 0 {
 				return
 			}
+			if tt.calls == 3 && (f.requests[0].Batch != 200 || f.requests[1].Batch != 400 || f.requests[2].Batch != 800) {
+				t.Fatalf("batches %d, %d, %d: want 200, then twice as many while behind", f.requests[0].Batch, f.requests[1].Batch, f.requests[2].Batch)
+			}
 			r := f.requests[0]
 			if !slices.Equal(r.Clients, []string{"acme", "gone"}) {
 				t.Fatalf("swept clients %v, want the config's and those with data", r.Clients)

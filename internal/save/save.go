@@ -100,9 +100,11 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 	if client == nil || owner != client {
 		return Result{}, ErrForbidden
 	}
-	// Results of a staging funnel go to staging destinations only.
+	// Results of a staging funnel go to staging destinations only, each
+	// event to the destinations whose events include it.
+	candidates := client.DestinationsFor(funnel.Environment)
 	var dests []string
-	for _, d := range client.DestinationsFor(funnel.Environment) {
+	for _, d := range candidates {
 		dests = append(dests, d.ID)
 	}
 	sv := record.Save{ClientID: clientID, AssessmentType: req.AssessmentType, PatientUUID: req.PatientUUID,
@@ -122,7 +124,7 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 			stored = &prev.Record
 		}
 		change := record.Apply(stored, sv, s.d.Now().UTC(), newUUID)
-		events, err := s.events(change)
+		events, err := s.events(change, candidates)
 		if err != nil {
 			return Result{}, err
 		}
@@ -135,9 +137,11 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 			return Result{}, err
 		}
 		if done.Deliveries > 0 && s.d.Enqueued != nil {
-			refs := make([]store.DestinationRef, len(dests))
-			for i, id := range dests {
-				refs[i] = store.DestinationRef{ClientID: clientID, ID: id}
+			var refs []store.DestinationRef
+			for _, e := range events {
+				for _, id := range e.Destinations {
+					refs = append(refs, store.DestinationRef{ClientID: clientID, ID: id})
+				}
 			}
 			s.d.Enqueued(refs...)
 		}
@@ -148,23 +152,32 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 }
 
 // events builds the snapshot (or the payloads) of each event a change
-// raises, from the record as the save leaves it.
-func (s *Service) events(c record.Change) ([]store.NewEvent, error) {
+// raises, from the record as the save leaves it, and names the
+// destinations of candidates (the funnel environment's) whose events
+// include it. Per-record order holds among the events one destination
+// gets: they are raised, and enqueued, in order.
+func (s *Service) events(c record.Change, candidates []*config.Destination) ([]store.NewEvent, error) {
 	var out []store.NewEvent
 	for _, dt := range c.Raised {
+		to := []string{} // not nil: this event's own destinations, maybe none
+		for _, d := range candidates {
+			if d.Gets(string(dt)) {
+				to = append(to, d.ID)
+			}
+		}
 		if s.d.Snapshot != nil {
 			snap, model, err := s.d.Snapshot(dt, c.Record)
 			if err != nil {
 				return nil, fmt.Errorf("snapshot %s event: %w", dt, err)
 			}
-			out = append(out, store.NewEvent{DataType: dt, Model: model, Payload: snap, Snapshot: true})
+			out = append(out, store.NewEvent{DataType: dt, Model: model, Payload: snap, Snapshot: true, Destinations: to})
 			continue
 		}
 		body, model, err := s.d.Payloads(dt, c.Record)
 		if err != nil {
 			return nil, fmt.Errorf("build %s payload: %w", dt, err)
 		}
-		e := store.NewEvent{DataType: dt, Model: model, Payload: body}
+		e := store.NewEvent{DataType: dt, Model: model, Payload: body, Destinations: to}
 		if s.d.FHIR != nil {
 			if e.FHIR, err = s.d.FHIR(dt, c.Record); err != nil {
 				return nil, fmt.Errorf("build %s FHIR bundle: %w", dt, err)

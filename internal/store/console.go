@@ -35,10 +35,14 @@ type Console interface {
 // DeliveryQuery selects a page of deliveries; zero fields select all.
 type DeliveryQuery struct {
 	ClientID    string
-	Destination string // only with ClientID: destination ids are unique within a client
+	Destination string // of ClientID; without it, of any client (ids are unique within a client only)
 	State       string
 	DataType    record.DataType
 	From, To    time.Time // CreatedAt in [From, To); zero: unbounded
+	// PatientUUID selects the deliveries of a patient's records (of
+	// ClientID, when given), MessageID the delivery of one webhook-id.
+	PatientUUID string
+	MessageID   string
 	// After is the last delivery of the previous page; nil: the first page.
 	After *Cursor
 	Limit int

@@ -133,6 +133,10 @@ type NewEvent struct {
 	// Each attempt builds the body of its destination's format from it;
 	// FHIR is nil.
 	Snapshot bool
+	// Destinations, when not nil, are the ids of the destinations this
+	// event goes to (those whose events include it), instead of
+	// Commit.Destinations.
+	Destinations []string
 }
 
 // Committed says what Commit wrote.

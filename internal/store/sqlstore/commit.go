@@ -55,7 +55,11 @@ func Prepare(codec Codec, c store.Commit) (*Prepared, error) {
 		e := store.Event{Key: c.Record.Key, FunnelID: c.Record.FunnelID, DataType: ne.DataType, Model: ne.Model, CreatedAt: c.Record.UpdatedAt}
 		pe := PreparedEvent{Event: e, Sealed: codec.sealBody(e.Key, e.DataType, ne.Payload, ne.Snapshot),
 			SealedFHIR: codec.sealFHIR(e.Key, e.DataType, ne.FHIR), Snapshot: ne.Snapshot}
-		for _, dest := range c.Destinations {
+		dests := c.Destinations
+		if ne.Destinations != nil {
+			dests = ne.Destinations
+		}
+		for _, dest := range dests {
 			pe.Deliveries = append(pe.Deliveries, store.Delivery{MessageID: NewMessageID(), Key: e.Key, FunnelID: e.FunnelID,
 				Destination: dest, DataType: e.DataType, Model: e.Model, State: store.Pending, Series: 1,
 				NextAt: e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt})

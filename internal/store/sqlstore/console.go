@@ -31,7 +31,7 @@ var states = []string{store.Pending, store.Delivered, store.Failed}
 func deliveryPage(q store.DeliveryQuery) (string, []any) {
 	var page string
 	var args []any
-	if q.State == "" && q.ClientID != "" && q.Destination != "" {
+	if q.State == "" && q.ClientID != "" && q.Destination != "" && q.PatientUUID == "" && q.MessageID == "" {
 		arms := make([]string, len(states))
 		for i, st := range states {
 			arm, a := deliveryIDs(q, st)
@@ -56,6 +56,9 @@ func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
 		args = append(args, v)
 	}
 	switch {
+	case q.Destination != "" && q.ClientID == "":
+		// A destination id of any client (ids may repeat across clients).
+		eq("destination", q.Destination)
 	case q.Destination != "":
 		eq("client_id", q.ClientID)
 		eq("destination", q.Destination)
@@ -72,6 +75,18 @@ func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
 	}
 	if q.DataType != "" {
 		eq("data_type", string(q.DataType))
+	}
+	if q.MessageID != "" {
+		eq("message_id", q.MessageID)
+	}
+	if q.PatientUUID != "" {
+		records := "SELECT id FROM records WHERE patient_uuid = ?"
+		args = append(args, q.PatientUUID)
+		if q.ClientID != "" {
+			records += " AND client_id = ?"
+			args = append(args, q.ClientID)
+		}
+		where = append(where, "record_id IN ("+records+")")
 	}
 	if !q.From.IsZero() {
 		where, args = append(where, "created_at >= ?"), append(args, q.From.UnixNano())
