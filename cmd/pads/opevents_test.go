@@ -53,21 +53,26 @@ func newOperatorReceiver(t *testing.T) *operatorReceiver {
 // waitFor returns the first event of the type, waiting up to 10 s.
 func (o *operatorReceiver) waitFor(t *testing.T, typ string) notify.Event {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var found notify.Event
+	var ok bool
+	var bad []string
+	waitWithin(10*time.Second, func() bool {
 		o.mu.Lock()
+		defer o.mu.Unlock()
 		for _, e := range o.events {
 			if e.Type == typ {
-				o.mu.Unlock()
-				return e
+				found, ok = e, true
+				return true
 			}
 		}
-		if len(o.bad) > 0 {
-			o.mu.Unlock()
-			t.Fatalf("the operator endpoint refused %v", o.bad)
-		}
-		o.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
+		bad = append(bad[:0], o.bad...)
+		return len(bad) > 0
+	})
+	if ok {
+		return found
+	}
+	if len(bad) > 0 {
+		t.Fatalf("the operator endpoint refused %v", bad)
 	}
 	t.Fatalf("no %s event in 10 s (got %v)", typ, o.types())
 	return notify.Event{}

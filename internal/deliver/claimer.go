@@ -342,17 +342,19 @@ func (c *claimer) round() (more, saturated bool) {
 	return len(claimed) == limit && len(overflow) < len(claimed) && (roomLeft || c.wantsMore()), false
 }
 
-// wantsMore reports whether a destination the rounds were woken for may
-// still take work.
+// wantsMore reports whether a destination the rounds were woken for has
+// not been reached yet (nothing of it claimed here). Once it has a line,
+// it is reached: its line refills as it drains, and more rounds would
+// only walk, and churn, the other lines' backlogs.
 func (c *claimer) wantsMore() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k := range c.wanted {
-		if l, ok := c.lanes[k]; !ok || !c.full(l) {
-			return true
+		if _, ok := c.lanes[k]; ok {
+			delete(c.wanted, k)
 		}
 	}
-	return false
+	return len(c.wanted) > 0
 }
 
 // clientLoad is each client's deliveries here, in flight and waiting.

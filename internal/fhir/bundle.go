@@ -142,7 +142,7 @@ func (b *builder) sensitive(in score.Inputs, r score.Result) {
 		// readings that were known.
 		from = []string{bloodPressure.key, heartRate.key, breathingRate.key, oxygenSaturation.key}
 	}
-	b.verdict(overallHealthScore, r.Overall, r.OverallHealthCategory, r.Withheld, caveatNotes, from...)
+	b.verdict(overallHealthScore, r.Overall, r.OverallHealthCategory, r.Withheld, notesOf(r), from...)
 	b.verdict(healthCreditScore, r.HealthCredit, r.HealthCreditCategory, r.Withheld, nil, overallHealthScore.code)
 	if r.StressIndex != nil {
 		o := b.modelObservation(stressIndex, relaxationScore.code)

@@ -256,7 +256,7 @@ func sensitive(rec record.Record, in score.Inputs, r score.Result, model string)
 
 		Flags:           flags(r.Flags),
 		ResultsWithheld: withheld(r.Withheld),
-		Caveats:         caveats,
+		Caveats:         caveatsOf(r),
 		Model:           model,
 	}
 }
@@ -284,15 +284,26 @@ func withheld(w *score.Withheld) *Withheld {
 	return &Withheld{Reason: w.Reason, Text: w.Text(), Fields: w.Fields}
 }
 
-// caveats are score.Caveats as the payload carries them; the same for
-// every payload, made once.
-var caveats = func() []Caveat {
-	out := make([]Caveat, len(score.Caveats))
-	for i, c := range score.Caveats {
+// caveats and partialCaveats are score.CaveatsOf as the payload carries
+// them, made once: the caveats of every payload, and those of a partial
+// verdict (score.CaveatPartial added).
+var caveats, partialCaveats = payloadCaveats(score.Result{}), payloadCaveats(score.Result{Partial: true})
+
+func payloadCaveats(r score.Result) []Caveat {
+	cs := score.CaveatsOf(r)
+	out := make([]Caveat, len(cs))
+	for i, c := range cs {
 		out[i] = Caveat(c)
 	}
 	return out
-}()
+}
+
+func caveatsOf(r score.Result) []Caveat {
+	if r.Partial {
+		return partialCaveats
+	}
+	return caveats
+}
 
 // assessedAt is when the assessment completed, or at if it has not.
 func assessedAt(rec record.Record, at time.Time) time.Time {
