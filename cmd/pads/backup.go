@@ -33,7 +33,7 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	_, cfg, err := cliConfig(*configPath, getenv)
+	_, cfg, err := cliConfigForReading(*configPath, getenv)
 	if err != nil {
 		return err
 	}

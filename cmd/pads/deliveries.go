@@ -166,7 +166,7 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 // operatorForCLI opens the config's store beside a running pads and
 // returns the operator service over it, and what closes the store.
 func operatorForCLI(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer) (*operator.Service, func(), error) {
-	_, cfg, err := cliConfig(configPath, getenv)
+	_, cfg, err := cliConfigForReading(configPath, getenv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,6 +185,18 @@ func cliConfig(flagValue string, getenv func(string) string) (string, *config.Co
 		return "", nil, err
 	}
 	cfg, err := config.Load(path, getenv)
+	return path, cfg, err
+}
+
+// cliConfigForReading is cliConfig for a command that sends nothing: the
+// destinations' secrets need not be in its environment
+// (config.LoadForReading).
+func cliConfigForReading(flagValue string, getenv func(string) string) (string, *config.Config, error) {
+	path, err := existingConfig(flagValue)
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, err := config.LoadForReading(path, getenv)
 	return path, cfg, err
 }
 

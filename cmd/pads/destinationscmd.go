@@ -51,7 +51,10 @@ func destinationsCmd(ctx context.Context, args []string, getenv func(string) str
 		}
 		return testDestination(ctx, *configPath, pos[0], getenv, stdout, stderr)
 	}
-	_, cfg, err := cliConfig(*configPath, getenv)
+	// Listing, pausing and resuming send nothing to destinations: their
+	// secrets need not be here (an operator event is sent only when its
+	// endpoint's secret is).
+	_, cfg, err := cliConfigForReading(*configPath, getenv)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (f patientFlags) request() operator.PatientRequest {
 // patientOperator opens the config's store and returns the operator
 // service able to act on patients, and what closes the store.
 func patientOperator(ctx context.Context, configPath string, getenv func(string) string, stderr io.Writer) (*operator.Service, func(), error) {
-	_, cfg, err := cliConfig(configPath, getenv)
+	_, cfg, err := cliConfigForReading(configPath, getenv)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,7 +40,7 @@ func records(ctx context.Context, args []string, getenv func(string) string, std
 	if err := fs.parse(args[1:]); err != nil {
 		return err
 	}
-	_, cfg, err := cliConfig(*configPath, getenv)
+	_, cfg, err := cliConfigForReading(*configPath, getenv)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func tokens(ctx context.Context, args []string, getenv func(string) string, stdo
 	if fs.NArg() > 0 || (*client == "") == (*admin == "") {
 		return usageOf(fs.FlagSet)
 	}
-	path, cfg, err := cliConfig(*configPath, getenv)
+	path, cfg, err := cliConfigForReading(*configPath, getenv)
 	if err != nil {
 		return err
 	}

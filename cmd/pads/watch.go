@@ -62,6 +62,10 @@ func publishNow(cfg *config.Config, logger *slog.Logger) func(notify.Event) {
 		if len(cfg.OperatorEvents) == 0 {
 			return
 		}
+		if cfg.HasStandIn("operatorEvents") {
+			logger.Warn("operator event not sent: the operator endpoints' secrets are not in this environment", "type", e.Type)
+			return
+		}
 		n := notify.New(webhookSender(cfg), func() []deliver.Destination { return deliver.OperatorEndpoints(cfg) }, logger)
 		n.SetBackoff(func(int) time.Duration { return time.Second })
 		n.Send(e)

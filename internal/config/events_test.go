@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -130,5 +131,35 @@ func TestOperatorEventsAreSignedEndpoints(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestLoadForReadingStandsInOnlyForTheSecretsOfSending(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	y := strings.Replace(minimal, `key: "0123456789abcdef"`, `key: "${CLIENT_KEY}"`, 1) + `    destinations:
+      - type: webhook
+        url: https://example.com/x
+        auth:
+          bearer: {token: "${DEST_TOKEN}"}
+          hmac: {secret: "${DEST_WHSEC}", previousSecrets: ["${OLD_WHSEC}"]}
+`
+	path := dir + "/pads.yaml"
+	if err := os.WriteFile(path, []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withKey := env(map[string]string{"CLIENT_KEY": "0123456789abcdef"})
+	if _, err := config.Load(path, withKey); err == nil || !strings.Contains(err.Error(), "DEST_TOKEN is not set") {
+		t.Fatalf("Load: %v", err)
+	}
+	cfg, err := config.LoadForReading(path, withKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.StandIns(); len(got) != 3 || !cfg.HasStandIn("clients[0].destinations[0]") || cfg.HasStandIn("operatorEvents") {
+		t.Fatalf("stand-ins %v", got)
+	}
+	if _, err := config.LoadForReading(path, env(nil)); err == nil || !strings.Contains(err.Error(), "CLIENT_KEY is not set") {
+		t.Fatalf("a client's API key is not a secret of sending: %v", err)
 	}
 }

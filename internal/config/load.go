@@ -16,9 +16,7 @@ import (
 // maxFileSize bounds the config file; a registry of thousands of clients fits.
 const maxFileSize = 4 << 20
 
-// Load reads, expands and validates the config file at path. getenv resolves
-// ${NAME} values.
-func Load(path string, getenv func(string) string) (*Config, error) {
+func load(path string, getenv func(string) string, standIns bool) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -31,7 +29,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("config: %s is larger than %d bytes", path, maxFileSize)
 	}
-	cfg, err := Parse(data, getenv)
+	cfg, err := parse(data, getenv, standIns)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -39,8 +37,28 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	return cfg, nil
 }
 
+// LoadForReading is Load for a command that sends nothing (pads
+// deliveries list, pads audit): a ${NAME} of a destination's or an
+// operator endpoint's auth or headers whose variable is unset takes a
+// stand-in value instead of failing, so such commands run without the
+// destinations' secrets in their environment. StandIns names those
+// values; nothing may be sent with them.
+func LoadForReading(path string, getenv func(string) string) (*Config, error) {
+	return load(path, getenv, true)
+}
+
+// Load reads, expands and validates the config file at path. getenv resolves
+// ${NAME} values.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	return load(path, getenv, false)
+}
+
 // Parse reads a config from YAML text; see Load.
 func Parse(data []byte, getenv func(string) string) (*Config, error) {
+	return parse(data, getenv, false)
+}
+
+func parse(data []byte, getenv func(string) string, standIns bool) (*Config, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
@@ -49,7 +67,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	cfg := &Config{lines: map[string]int{}}
 	if len(doc.Content) > 0 {
 		root := doc.Content[0]
-		w := walker{getenv: getenv, c: cfg}
+		w := walker{getenv: getenv, c: cfg, standIns: standIns}
 		w.walk(root, reflect.TypeFor[Config](), "")
 		if err := root.Decode(cfg); err != nil {
 			// The decoder's messages name their lines; nothing decoded
@@ -83,6 +101,9 @@ var envRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 type walker struct {
 	getenv func(string) string
 	c      *Config
+	// standIns: unset secrets of sending give way to stand-ins
+	// (LoadForReading).
+	standIns bool
 }
 
 func (w walker) walk(n *yaml.Node, t reflect.Type, path string) {
@@ -128,6 +149,11 @@ func (w walker) expand(n *yaml.Node, path string) {
 		return
 	}
 	v := w.getenv(m[1])
+	if v == "" && w.standIns && sendingSecret(path) {
+		n.Value, n.Tag, n.Style = standIn(path), "!!str", 0
+		w.c.standIns = append(w.c.standIns, path)
+		return
+	}
 	if v == "" {
 		w.c.problems.add(fmt.Sprintf("line %d: environment variable %s is not set", n.Line, m[1]))
 		if w.c.failed == nil {

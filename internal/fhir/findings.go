@@ -148,3 +148,15 @@ var caveatNotes, cameraNote = func() ([]Annotation, []Annotation) {
 	}
 	return all, camera
 }()
+
+// partialNotes are caveatNotes with score.CaveatPartial, for a partial
+// verdict.
+var partialNotes = append(caveatNotes[:len(caveatNotes):len(caveatNotes)], Annotation{score.CaveatPartial.Text})
+
+// notesOf are the caveat notes of result r.
+func notesOf(r score.Result) []Annotation {
+	if r.Partial {
+		return partialNotes
+	}
+	return caveatNotes
+}

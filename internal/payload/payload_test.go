@@ -118,7 +118,8 @@ func TestConversions(t *testing.T) {
 	}{
 		{f("heightFt", 5.0, "heightIn", 10.0), `5'10"`},
 		{f("heightIn", 70.0), `5'10"`},                 // a whole height in inches
-		{f("heightFt", 6.0), `6'0"`},                   // feet alone
+		{f("heightFt", 6.0), "<nil>"},                  // feet alone: its inches may never have been sent
+		{f("heightFt", 6.0, "heightIn", 0.0), `6'0"`},  // a whole number of feet
 		{f("heightFt", 5.0, "heightIn", 11.6), `6'0"`}, // rounds to 72 in: 12 inches carry
 		{f("heightFt", 5.0, "heightIn", 11.4), `5'11"`},
 		{f("heightCm", 177.8), `5'10"`},                                    // 70.0 in
@@ -130,7 +131,7 @@ func TestConversions(t *testing.T) {
 		{f("heightIn", 35.9), "<nil>"},                                     // inches whose feet are missing
 		{f("heightIn", 10.0), "<nil>"},                                     // was 0'10" and a BMI of 1,085
 		{f("heightIn", 10.0, "heightCm", 170.0), `5'7"`},                   // the next plausible source
-		{f("heightFt", 8.0), `8'0"`},
+		{f("heightFt", 8.0, "heightIn", 0.0), `8'0"`},
 		{f("heightFt", 7.0, "heightIn", 20.0), "<nil>"},                    // 104 in: over 8 ft
 		{f("heightIn", 100.0), "<nil>"},                                    // a lone heightIn over 8 ft, stored before pads-score-2
 		{f("heightFt", 5.0, "heightIn", 10.0, "weightKg", 500.0), "<nil>"}, // BMI 158: weight and height both left out

@@ -132,17 +132,19 @@ func Height(f record.Fields) (inches *float64, conflicts []string) {
 	return in, nil
 }
 
-// imperialHeight is heightFt*12 + heightIn when heightFt is given (at
-// most 8 ft), or heightIn alone as a whole height in inches (36 to 96:
-// less is taken for inches whose feet are missing).
+// imperialHeight is heightFt*12 + heightIn when both are given (at most
+// 8 ft); heightIn alone as a whole height in inches (36 to 96: less is
+// taken for inches whose feet are missing); heightFt alone is not used,
+// the mirror case: its inches may never have been sent, and a 5 ft 11 in
+// person read as 5 ft would be called obese (a whole number of feet is
+// sent with heightIn 0).
 func imperialHeight(f record.Fields) *float64 {
-	if f.HeightFt != nil {
-		if total := *f.HeightFt*12 + valueOr(f.HeightIn, 0); total > 0 && total <= MaxHeightIn {
+	switch {
+	case f.HeightFt != nil && f.HeightIn != nil:
+		if total := *f.HeightFt*12 + *f.HeightIn; total > 0 && total <= MaxHeightIn {
 			return &total
 		}
-		return nil
-	}
-	if f.HeightIn != nil && *f.HeightIn >= MinLoneHeightIn && *f.HeightIn <= MaxHeightIn {
+	case f.HeightIn != nil && *f.HeightIn >= MinLoneHeightIn && *f.HeightIn <= MaxHeightIn:
 		return f.HeightIn
 	}
 	return nil

@@ -219,3 +219,40 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestKnowingLessNeverScoresBest: over random complete adult records with
+// the metabolism inputs or the smoking status taken away, the verdict is
+// never above PartialCap (Good) and says so (Partial, CaveatPartial); so
+// the five vitals alone never outrank the fully characterised worked
+// example, as they did (100 / 850 against 99 / 845).
+func TestKnowingLessNeverScoresBest(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(22, 9))
+	for i := range 20000 {
+		in := randomInputs(rng)
+		in.Age = p(float64(18 + rng.IntN(80)))
+		for _, v := range []**float64{&in.Systolic, &in.Diastolic, &in.HeartRate, &in.BreathingRate, &in.SpO2} {
+			if *v == nil {
+				*v = p(100)
+			}
+		}
+		if i%2 == 0 {
+			in.BMI, in.TotalChol, in.HDL, in.LDL, in.Triglycerides, in.MetSComponents, in.Diabetic = nil, nil, nil, nil, nil, nil, nil
+		} else {
+			in.Smoker = nil
+		}
+		r := score.Compute(in)
+		if *r.Overall > score.PartialCap || *r.HealthCredit > 735 {
+			t.Fatalf("without the risk picture: overall %v, credit %v", *r.Overall, *r.HealthCredit)
+		}
+		if cs := score.CaveatsOf(r); r.Partial != (cs[len(cs)-1] == score.CaveatPartial) {
+			t.Fatalf("partial %v, caveats %v", r.Partial, cs)
+		}
+	}
+	vitals := normalAdult()
+	vitals.HRV, vitals.BMI, vitals.TotalChol, vitals.HDL, vitals.LDL, vitals.Triglycerides = nil, nil, nil, nil, nil, nil
+	vitals.MetSComponents, vitals.TenYearCVD, vitals.Smoker, vitals.Diabetic, vitals.Hypertension = nil, nil, nil, nil, nil
+	if v, full := score.Compute(vitals), score.Compute(normalAdult()); *v.Overall >= *full.Overall || !v.Partial || full.Partial {
+		t.Errorf("vitals only %v (partial %v), the worked example %v (partial %v)", *v.Overall, v.Partial, *full.Overall, full.Partial)
+	}
+}

@@ -1,5 +1,7 @@
 package score
 
+import "slices"
+
 // A Caveat is one limit of the model's intended use, for a receiver to
 // show beside the results: a stable code and its text.
 type Caveat struct {
@@ -15,4 +17,18 @@ var Caveats = []Caveat{
 	{"adults-only", "The reference ranges are for adults (18 or over); no scores are given for children or when the age is unknown."},
 	{"not-for-pregnancy", "Not valid in pregnancy: blood pressure, heart rate and breathing ranges change, and NEWS2 does not apply."},
 	{"red-flag-see-a-clinician", "A red flag means: see a clinician promptly. Anyone who feels unwell should seek care at once, whatever the scores say."},
+}
+
+// CaveatPartial is added to the Caveats of a result whose verdict was held
+// at PartialCap (Result.Partial).
+var CaveatPartial = Caveat{"partial-risk-picture", "The verdict is at most Good: the risk answers behind a top verdict " +
+	"(BMI or lipids or metabolic syndrome or diabetes, and smoking) are not all known. Send them for a full verdict."}
+
+// CaveatsOf are the caveats of result r: Caveats, and CaveatPartial when
+// its verdict is partial.
+func CaveatsOf(r Result) []Caveat {
+	if !r.Partial {
+		return Caveats
+	}
+	return append(slices.Clip(Caveats), CaveatPartial)
 }

@@ -18,7 +18,7 @@ func (r Result) Equal(o Result) bool {
 			return false
 		}
 	}
-	return slices.Equal(r.Flags, o.Flags) && r.Withheld.equal(o.Withheld)
+	return slices.Equal(r.Flags, o.Flags) && r.Withheld.equal(o.Withheld) && r.Partial == o.Partial
 }
 
 // numbers are the result's scores, in a fixed order.

@@ -28,7 +28,18 @@ type Result struct {
 	Flags []Flag
 	// Withheld says why there are no scores; nil when there are.
 	Withheld *Withheld
+	// Partial: the verdict was held below the top band because the risk
+	// picture is not known (PartialCap); CaveatPartial says so.
+	Partial bool
 }
+
+// PartialCap is the highest overall score of a verdict made without the
+// risk picture: the metabolism score (BMI, lipids, metabolic syndrome,
+// diabetes) or the smoking status unknown. Excellent overall and a
+// Very Good or Exceptional health credit claim a low cardiometabolic
+// risk, which the five vitals alone do not show; knowing less must never
+// score better than knowing that all is well.
+const PartialCap = MildCap
 
 // Compute runs the whole model. Measurement categories are given for a
 // known adult (18 or over); scores only when, besides, every one of the
@@ -96,6 +107,9 @@ func (r *Result) score(p parts) {
 		term{fraction(r.Relaxation), 15}, term{fraction(r.Activity), 10}, term{fraction(r.Sleep), 10})
 	if c := Cap(r.Flags); r.Overall != nil && *r.Overall > c {
 		r.Overall = new(c)
+	}
+	if r.Overall != nil && (r.Metabolism == nil || p.smoker == nil) && *r.Overall > PartialCap {
+		r.Overall, r.Partial = new(float64(PartialCap)), true
 	}
 	if r.Overall != nil {
 		r.HealthCredit = new(round(CreditMin + (CreditMax-CreditMin)**r.Overall/Max))

@@ -109,8 +109,11 @@ func (r *report) testDone(e event, k testKey) {
 	lines := r.output[k]
 	delete(r.output, k)
 	if strings.Contains(e.Test, "/") { // subtests are counted by their parent
-		if e.Action == "fail" {
+		switch e.Action {
+		case "fail":
 			fmt.Fprint(r.out, strings.Join(lines, ""))
+		case "skip": // but their reasons count: a suite may skip inside a test
+			r.skipped(e.Package, e.Test, skipReason(lines))
 		}
 		return
 	}
@@ -126,19 +129,20 @@ func (r *report) testDone(e event, k testKey) {
 	}
 }
 
-// skipReason is the message of a test's t.Skip: the line after "--- SKIP",
-// without its "file_test.go:NN: " prefix.
+// skipReason is the message of a test's t.Skip: the last "file.go:NN: "
+// line of its output before "--- SKIP", without that prefix.
 func skipReason(lines []string) string {
-	for i, l := range lines {
-		if strings.Contains(l, "--- SKIP") && i+1 < len(lines) {
-			msg := strings.TrimSpace(lines[i+1])
-			if _, rest, ok := strings.Cut(msg, ": "); ok && strings.Contains(msg[:len(msg)-len(rest)], ".go:") {
-				msg = rest
-			}
-			return msg
+	reason := "(no reason given)"
+	for _, l := range lines {
+		if strings.Contains(l, "--- SKIP") {
+			break
+		}
+		msg := strings.TrimSpace(l)
+		if where, rest, ok := strings.Cut(msg, ": "); ok && strings.Contains(where, ".go:") && !strings.Contains(where, " ") {
+			reason = rest
 		}
 	}
-	return "(no reason given)"
+	return reason
 }
 
 func (r *report) skipped(pkg, test, reason string) {
@@ -159,6 +163,14 @@ func (r *report) packageDone(e event) {
 	switch e.Action {
 	case "fail":
 		r.failed[e.Package] = true
+		// Tests that never ended (a timeout's panic, a crash) say why in
+		// their own output.
+		for k, lines := range r.output {
+			if k.pkg == e.Package {
+				fmt.Fprint(r.out, strings.Join(lines[max(0, len(lines)-20):], ""))
+				delete(r.output, k)
+			}
+		}
 		fmt.Fprintf(r.out, "FAIL\t%s\t%.1fs\n", name, e.Elapsed)
 		// A package that did not build says why only at package level.
 		for _, l := range r.pkgOutput[e.Package] {

@@ -72,3 +72,38 @@ func TestInstanceRoleCredentialsArePassedTheGuardWhileThePublishIsNot(t *testing
 		t.Fatalf("the publish must be signed with the instance role's key: %+v", p)
 	}
 }
+
+// A task role's credentials come from the container credentials endpoint
+// (AWS_CONTAINER_CREDENTIALS_FULL_URI, here on 127.0.0.1): reached past
+// the guard, while the publish is not. Not parallel: it sets the
+// environment.
+func TestTaskRoleCredentialsArePassedTheGuardWhileThePublishIsNot(t *testing.T) {
+	var fetched atomic.Int32
+	creds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"AccessKeyId":"ASIATASKROLE","SecretAccessKey":"secret","Token":"session","Expiration":"2099-01-01T00:00:00Z"}`))
+	}))
+	defer creds.Close()
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", creds.URL+"/v2/credentials/task")
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	fake := snstest.NewServer()
+	defer fake.Close()
+	s := sns.NewSender(awsconfig.WithSharedConfigFiles([]string{}), awsconfig.WithSharedCredentialsFiles([]string{}),
+		awsconfig.WithEC2IMDSClientEnableState(0))
+	guarded := dest(fake, "acme-guarded")
+	guarded.AllowPrivateNetworks = false
+	if res := s.Send(context.Background(), guarded, message()); res.ErrorClass != egress.ClassBlocked {
+		t.Fatalf("a guarded destination on 127.0.0.1: %+v, want %s", res, egress.ClassBlocked)
+	}
+	if fetched.Load() == 0 {
+		t.Fatal("the task role's credentials were not fetched")
+	}
+	if res := s.Send(context.Background(), dest(fake, "acme-results"), message()); res.ErrorClass != "" {
+		t.Fatalf("Send = %+v", res)
+	}
+	if p := fake.Published(); len(p) != 1 || p[0].AccessKeyID != "ASIATASKROLE" {
+		t.Fatalf("the publish must be signed with the task role's key: %+v", p)
+	}
+}

@@ -128,8 +128,10 @@ def bmi_of(kg, inches):
 
 def imperial_height(f):
     ft, inch = q(f.get("heightFt")), q(f.get("heightIn"))
+    if ft is not None and inch is None:
+        return None  # feet alone: the inches may never have been sent
     if ft is not None:
-        total = ft * 12 + (inch or 0)
+        total = ft * 12 + inch
         return total if 0 < total <= 96 else None
     if inch is not None and 36 <= inch <= 96:
         return inch
@@ -701,6 +703,12 @@ def expected(case):
                                (frac(relaxation), 15), (frac(activity), 10), (frac(sleep), 10)])
         cap = min([CAP[fl["severity"]] for fl in flags], default=100)
         overall = min(overall, F(cap))
+        # docs/scoring.md, "Knowing less never scores best": without the
+        # metabolism score or the smoking status, at most 79.
+        partial = (metabolism is None or c_smoke is None) and overall > 79
+        if partial:
+            overall = F(79)
+        out["partial"] = partial
         credit = F(round_half_up(300 + F(550) * overall / 100))
 
         def capped(score, reads):
@@ -767,7 +775,8 @@ def check_additive(name, want, got):
     w, g = want["resultsWithheld"], got["resultsWithheld"]
     if (w is None) != (g is None) or w is not None and (w["reason"] != g["reason"] or w["fields"] != g["fields"] or not g["text"]):
         problems.append(f"{name}: resultsWithheld = {g!r}, docs/scoring.md gives {w!r}")
-    if [c["code"] for c in got["caveats"]] != CAVEATS or any(not c["text"] for c in got["caveats"]):
+    want_caveats = CAVEATS + (["partial-risk-picture"] if want.get("partial") else [])
+    if [c["code"] for c in got["caveats"]] != want_caveats or any(not c["text"] for c in got["caveats"]):
         problems.append(f"{name}: caveats = {got['caveats']!r}")
     if got["model"] != MODEL:
         problems.append(f"{name}: model = {got['model']!r}")
