@@ -60,7 +60,9 @@ fi
 # is not mixed into the tests' output.
 report=$(mktemp /tmp/pads-test-report.XXXXXX)
 go build -o "$report" ./test/report || exit 1
-go test -race -json "$@" 2>&1 | "$report"
+# -timeout: cmd/pads alone takes 10 minutes on a loaded 2-core machine,
+# go test's default bound for a package.
+go test -race -timeout 45m -json "$@" 2>&1 | "$report"
 status=${PIPESTATUS[1]}
 rm -f "$report"
 exit "$status"

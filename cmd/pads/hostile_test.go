@@ -28,11 +28,11 @@ const (
 	hostileIdleTimeout   = 3 * time.Second
 	// cutSlack is how late after its timeout a connection may be cut:
 	// timers, scheduling, and other tests and jobs sharing the machine's
-	// cores. It is generous on purpose: a loaded 2-core machine has cut
-	// connections 3 s late, and what these tests prove is that the
-	// timeout cuts them (nothing else would); how soon is logged, and
-	// measured in loadtest/hostile.
-	cutSlack = 10 * time.Second
+	// cores. It is generous on purpose: a 2-core machine at load average
+	// 40 has cut clients that never read 11 to 15 s late, and what these
+	// tests prove is that the timeout cuts them (nothing else would); how
+	// soon is logged, and measured in loadtest/hostile.
+	cutSlack = 25 * time.Second
 	// busyLatency bounds a normal client's p99 beside hostile connections:
 	// far above a quiet machine's (milliseconds), far below a client left
 	// waiting behind them (a timeout's worth of seconds).
@@ -81,7 +81,7 @@ func TestHostileConnectionsDoNotStopOtherClientsSaves(t *testing.T) {
 	meanwhile := func(t *testing.T, cuts *cutTimes) {
 		t.Helper()
 		start := time.Now()
-		l := saveSteadily(t, p.base, tok, "acme-main", 0, func() bool { return cuts.allCut() || time.Since(start) > 30*time.Second })
+		l := saveSteadily(t, p.base, tok, "acme-main", 0, func() bool { return cuts.allCut() || time.Since(start) > 45*time.Second })
 		t.Logf("normal client meanwhile: %s", l)
 		if l.p99() > busyLatency {
 			t.Errorf("normal client's p99 %v: the hostile connections slowed it", l.p99())

@@ -163,6 +163,14 @@ func (r *report) packageDone(e event) {
 	switch e.Action {
 	case "fail":
 		r.failed[e.Package] = true
+		// Tests that never ended (a timeout's panic, a crash) say why in
+		// their own output.
+		for k, lines := range r.output {
+			if k.pkg == e.Package {
+				fmt.Fprint(r.out, strings.Join(lines[max(0, len(lines)-20):], ""))
+				delete(r.output, k)
+			}
+		}
 		fmt.Fprintf(r.out, "FAIL\t%s\t%.1fs\n", name, e.Elapsed)
 		// A package that did not build says why only at package level.
 		for _, l := range r.pkgOutput[e.Package] {
