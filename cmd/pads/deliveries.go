@@ -118,7 +118,8 @@ func deliveries(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "replayed %d deliveries (same message ids, new attempt series)\n", n)
+	fmt.Fprintf(stdout, "replayed %d deliveries (same message ids, new attempt series; each sends the snapshot its event stored, "+
+		"with that snapshot's model version, not re-scored)\n", n)
 	return nil
 }
 

@@ -23,15 +23,14 @@ import (
 	"github.com/pads-dev/pads/internal/deliver/notify"
 	"github.com/pads-dev/pads/internal/deliver/sns"
 	"github.com/pads-dev/pads/internal/deliver/webhook"
-	"github.com/pads-dev/pads/internal/fhir"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/operator"
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/reload"
 	"github.com/pads-dev/pads/internal/retention"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
+	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
 	"github.com/pads-dev/pads/internal/store/sqlite"
@@ -274,7 +273,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
 	a.sweeper = retention.New(a.store, a.live.Load, a.metrics.RegisterRetention(), logger, retention.Options{})
-	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Payloads: payload.Encode, FHIR: fhir.Encode, Enqueued: a.dispatcher.Notify})
+	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Snapshot: snapshot.Take, Enqueued: a.dispatcher.Notify})
 	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
 	if err != nil {
 		a.store.Close()

@@ -43,7 +43,7 @@ type Config struct {
 	funnels      map[string]funnelRef
 	destinations map[destinationRef]*Destination
 	proxies      []netip.Prefix
-	standIns     []string // paths given stand-in values (LoadForReading)
+	standIns     []string        // paths given stand-in values (LoadForReading)
 	lines        map[string]int  // value path -> line, for error messages
 	problems     Problems        // what validation found, see fail
 	failed       map[string]bool // paths with a problem reported

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -44,22 +45,25 @@ func (r *runner) check(c *store.Claimed, dest *Destination) (Result, bool) {
 		return Result{ErrorClass: ClassPayloadUnreadable, Permanent: true}, false
 	case r.senders[dest.Type] == nil:
 		return Result{ErrorClass: ClassUnknownType, Permanent: true}, false
-	case dest.Format == FormatFHIR && c.FHIR == nil:
+	case dest.Format == FormatFHIR && c.FHIR == nil && !c.Snapshot:
 		return Result{ErrorClass: ClassNoFHIR, Permanent: true}, false
 	}
 	return Result{}, true
 }
 
 // send makes attempt n of c with its destination's sender, the body of
-// the destination's format in force at this attempt (both were
-// snapshotted with the event).
+// the destination's format in force at this attempt (body).
 func (r *runner) send(c *store.Claimed, dest *Destination, n int, at time.Time) Result {
 	if res, ok := r.check(c, dest); !ok {
 		return res
 	}
-	format, body := FormatSeedJSON, c.Payload
-	if dest.Format == FormatFHIR {
-		format, body = FormatFHIR, c.FHIR
+	format, body, err := bodyOf(c, dest.Format)
+	if err != nil {
+		// A snapshot that does not build (a layout this pads does not
+		// know) fails as a payload that does not open: no retry mends it.
+		// Its error is not logged: it may quote the snapshot.
+		r.log.Error("an event's snapshot does not build a body", "delivery_id", c.ID, "format", format)
+		return Result{ErrorClass: ClassPayloadUnreadable, Permanent: true}
 	}
 	ctx, cancel := context.WithTimeout(r.hard, dest.Timeout)
 	defer cancel()
@@ -67,6 +71,25 @@ func (r *runner) send(c *store.Claimed, dest *Destination, n int, at time.Time) 
 		ID: c.MessageID, DataType: c.DataType, Model: c.Model, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
 		Format: format, Body: body, Timestamp: at,
 	})
+}
+
+// bodyOf is the body of format of c's event. An event raised since pads
+// keeps a snapshot has its body built now from the snapshot's stored
+// values and results (the model is not run again), so it is always the
+// destination's current format; an older event sends the payload or the
+// FHIR Bundle stored with it.
+func bodyOf(c *store.Claimed, format string) (string, []byte, error) {
+	if format != FormatFHIR {
+		format = FormatSeedJSON
+	}
+	if c.Snapshot {
+		body, err := snapshot.Body(format, c.DataType, c.Payload)
+		return format, body, err
+	}
+	if format == FormatFHIR {
+		return format, c.FHIR, nil
+	}
+	return format, c.Payload, nil
 }
 
 // attempt tries one delivery once and records what came of it. Its slot

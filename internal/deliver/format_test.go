@@ -2,7 +2,9 @@ package deliver_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/pads-dev/pads/internal/deliver"
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -117,5 +120,65 @@ func TestAnAttemptSendsTheBodyOfItsDestinationsFormat(t *testing.T) {
 	}
 	if f := outbox.done()[4]; f.State != store.Failed || f.ErrorClass != deliver.ClassNoFHIR {
 		t.Errorf("delivery without a Bundle finished %s %q, want failed %s", f.State, f.ErrorClass, deliver.ClassNoFHIR)
+	}
+}
+
+// An event kept as a snapshot has its body built at each attempt, in the
+// format its destination has then: the same delivery goes as the seed
+// payload while its destination is seed-json, and as the FHIR Bundle once
+// the destination changed to fhir-r4 (both from the results stored at the
+// save). A snapshot that does not build fails for good
+// (payload_unreadable) and sends nothing.
+func TestASnapshotIsBuiltInTheDestinationsCurrentFormat(t *testing.T) {
+	t.Parallel()
+	rec := record.Record{Key: record.Key{ClientID: "acme", PatientUUID: "u", AssessmentType: "a"}, FunnelID: "f",
+		Fields: record.Fields{HeartRateBpm: new(72.0), Age: new(40.0)}, UpdatedAt: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
+	snap, _, err := snapshot.Take(record.Sensitive, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := &deliver.Destination{Ref: store.DestinationRef{ClientID: "acme", ID: "d"}, Type: "webhook", Format: deliver.FormatSeedJSON,
+		Timeout: time.Second, Retry: deliver.Retry{Attempts: 3}}
+	var mu sync.Mutex
+	resolve := func(store.DestinationRef) (*deliver.Destination, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		d := *dest
+		return &d, true
+	}
+	claimed := func(id int64, body []byte) store.Claimed {
+		return store.Claimed{Delivery: store.Delivery{ID: id, MessageID: fmt.Sprintf("msg_%d", id), Destination: "d",
+			DataType: record.Sensitive, Key: rec.Key}, Payload: body, Snapshot: true}
+	}
+	sender := &recordingSender{sent: map[string]deliver.Message{}}
+	run := func(o *onceOutbox) {
+		synctest.Test(t, func(t *testing.T) {
+			d := deliver.NewDispatcher(o, resolve, map[string]deliver.Sender{"webhook": sender}, slog.New(slog.DiscardHandler),
+				noObserver{}, deliver.Options{Poll: 10 * time.Millisecond})
+			d.Start()
+			advance(time.Second)
+			d.Stop(context.Background())
+		})
+	}
+	outbox := &onceOutbox{finished: map[int64]store.Finished{}, pending: []store.Claimed{claimed(1, snap), claimed(2, []byte(`{"v":9}`))}}
+	run(outbox)
+	wantJSON, _ := snapshot.Body(snapshot.FormatSeedJSON, record.Sensitive, snap)
+	if m := sender.sent["msg_1"]; m.Format != deliver.FormatSeedJSON || string(m.Body) != string(wantJSON) {
+		t.Errorf("sent %s %s, want the seed payload %s", m.Format, m.Body, wantJSON)
+	}
+	if _, sent := sender.sent["msg_2"]; sent {
+		t.Error("a snapshot that does not build was sent")
+	}
+	if f := outbox.done()[2]; f.State != store.Failed || f.ErrorClass != deliver.ClassPayloadUnreadable {
+		t.Errorf("a snapshot that does not build finished %s %q", f.State, f.ErrorClass)
+	}
+
+	mu.Lock()
+	dest.Format = deliver.FormatFHIR
+	mu.Unlock()
+	run(&onceOutbox{finished: map[int64]store.Finished{}, pending: []store.Claimed{claimed(1, snap)}})
+	wantFHIR, _ := snapshot.Body(snapshot.FormatFHIR, record.Sensitive, snap)
+	if m := sender.sent["msg_1"]; m.Format != deliver.FormatFHIR || string(m.Body) != string(wantFHIR) || !strings.Contains(string(m.Body), `"Bundle"`) {
+		t.Errorf("after the format changed, sent %s %s, want the Bundle", m.Format, m.Body)
 	}
 }

@@ -41,12 +41,25 @@ func Encode(dt record.DataType, rec record.Record) ([]byte, error) {
 // the measurements are dated at the assessment's completion, or at when
 // the record has none.
 func Build(dt record.DataType, rec record.Record, at time.Time) Bundle {
+	in := score.FromRecord(rec.Fields, assessedAt(rec, at))
+	return build(dt, rec, at, in, score.Compute(in), Model)
+}
+
+// FromStored builds the Bundle of data type dt from what an event stored
+// (internal/snapshot): the record, when the event was raised, and the
+// model's inputs and results then, with the model's version. It never runs
+// the model: a retry or a replay sends the results the save computed.
+func FromStored(dt record.DataType, rec record.Record, at time.Time, in score.Inputs, r score.Result, model string) Bundle {
+	return build(dt, rec, at, in, r, model)
+}
+
+func build(dt record.DataType, rec record.Record, at time.Time, in score.Inputs, r score.Result, model string) Bundle {
 	f := rec.Fields
-	b := &builder{rec: rec, dt: dt, patient: patientURL(rec)}
+	b := &builder{rec: rec, dt: dt, patient: patientURL(rec), model: model}
 	b.add(b.patient, patientOf(f, assessedAt(rec, at)))
 	if dt == record.Sensitive {
 		b.effective = dateTime(assessedAt(rec, at))
-		b.sensitive(score.FromRecord(f, assessedAt(rec, at)))
+		b.sensitive(in, r)
 	}
 	tags := []Coding{{System: EventSystem, Code: string(dt)}}
 	if c := code(f.AssessmentType); c != "" {
@@ -64,6 +77,7 @@ type builder struct {
 	dt        record.DataType
 	patient   string // the Patient's fullUrl
 	effective string
+	model     string // the version of the model whose results these are
 	entries   []Entry
 	flags     []score.Flag // the results' flags, for the interpretations
 	// urls are the fullUrls of the entries made so far, by measure key or
@@ -77,9 +91,8 @@ func (b *builder) add(url string, resource any) {
 
 // sensitive adds the measurements the model read, then its scores, then a
 // Flag per finding.
-func (b *builder) sensitive(in score.Inputs) {
+func (b *builder) sensitive(in score.Inputs, r score.Result) {
 	b.urls = map[string]string{}
-	r := score.Compute(in)
 	b.flags = r.Flags
 	body := score.BodyOf(b.rec.Fields)
 
@@ -201,7 +214,7 @@ func (b *builder) modelObservation(s scoreKind, from ...string) *Observation {
 	return &Observation{ResourceType: "Observation", Status: "final",
 		Code:    CodeableConcept{Coding: []Coding{{ScoreSystem, s.code, s.display}}, Text: s.display},
 		Subject: &Reference{b.patient}, EffectiveDateTime: b.effective,
-		Method:      &CodeableConcept{Coding: []Coding{{ModelSystem, Model, "pads scoring model " + Model}}, Text: Model},
+		Method:      &CodeableConcept{Coding: []Coding{{ModelSystem, b.model, "pads scoring model " + b.model}}, Text: b.model},
 		DerivedFrom: b.refs(from...)}
 }
 

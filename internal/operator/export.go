@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/internal/store"
 )
 
@@ -74,10 +75,11 @@ func NewExportDocument(client string, recs []store.PatientRecord, fhir bool, now
 			CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FormCompletedAt: timeOrNil(r.FormCompletedAt),
 			AssessmentCompletedAt: timeOrNil(r.AssessmentCompletedAt), Fields: r.Fields, Results: []exportResult{}}
 		for _, e := range r.Events {
+			body, bundle := exportedBodies(e, fhir)
 			res := exportResult{EventID: e.ID, DataType: string(e.DataType), Model: e.Model, CreatedAt: e.CreatedAt.UTC(),
-				Payload: rawOrNull(e.Payload), BodyRemoved: e.Payload == nil, Deliveries: []exportDelivery{}}
-			if fhir && e.FHIR != nil {
-				res.FHIR = e.FHIR
+				Payload: rawOrNull(body), BodyRemoved: e.Payload == nil, Deliveries: []exportDelivery{}}
+			if bundle != nil {
+				res.FHIR = bundle
 			}
 			for _, d := range e.Deliveries {
 				res.Deliveries = append(res.Deliveries, exportedDelivery(d))
@@ -87,6 +89,27 @@ func NewExportDocument(client string, recs []store.PatientRecord, fhir bool, now
 		doc.Records = append(doc.Records, out)
 	}
 	return doc
+}
+
+// exportedBodies are the seed payload of e and, with fhir, its FHIR
+// Bundle: as stored for an older event, built from its snapshot (the
+// results computed at the save, not run again) for a newer one. A
+// snapshot that does not build gives no body.
+func exportedBodies(e store.ExportedEvent, fhir bool) (body, bundle []byte) {
+	if !e.Snapshot {
+		if fhir {
+			bundle = e.FHIR
+		}
+		return e.Payload, bundle
+	}
+	if e.Payload == nil {
+		return nil, nil
+	}
+	body, _ = snapshot.Body(snapshot.FormatSeedJSON, e.DataType, e.Payload)
+	if fhir {
+		bundle, _ = snapshot.Body(snapshot.FormatFHIR, e.DataType, e.Payload)
+	}
+	return body, bundle
 }
 
 func exportedDelivery(d store.ExportedDelivery) exportDelivery {

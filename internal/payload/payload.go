@@ -185,7 +185,18 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 	f := rec.Fields
 	in := score.FromRecord(f, assessedAt(rec, at))
 	r := score.Compute(in)
-	return sensitive(rec, in, r)
+	return sensitive(rec, in, r, Model)
+}
+
+// FromStored builds the payload of data type dt from what an event stored
+// (internal/snapshot): the record, when the event was raised, and the
+// model's inputs and results then, with the model's version. It never runs
+// the model: a retry or a replay sends the results the save computed.
+func FromStored(dt record.DataType, rec record.Record, at time.Time, in score.Inputs, r score.Result, model string) any {
+	if dt == record.Sensitive {
+		return sensitive(rec, in, r, model)
+	}
+	return BuildNonSensitive(rec, at)
 }
 
 // Results are the results the sensitive payload of rec made at at
@@ -195,7 +206,7 @@ func Results(rec record.Record, at time.Time) score.Result {
 	return score.Compute(score.FromRecord(rec.Fields, assessedAt(rec, at)))
 }
 
-func sensitive(rec record.Record, in score.Inputs, r score.Result) Sensitive {
+func sensitive(rec record.Record, in score.Inputs, r score.Result, model string) Sensitive {
 	f := rec.Fields
 	return Sensitive{
 		AssessmentType: f.AssessmentType,
@@ -246,7 +257,7 @@ func sensitive(rec record.Record, in score.Inputs, r score.Result) Sensitive {
 		Flags:           flags(r.Flags),
 		ResultsWithheld: withheld(r.Withheld),
 		Caveats:         caveatsOf(r),
-		Model:           Model,
+		Model:           model,
 	}
 }
 

@@ -2,7 +2,7 @@
 // it routes a client's save (the funnel's owner and environment, the
 // destinations of that environment, the client's subscription), finds the
 // record the save changes, applies the rules of internal/record to it,
-// builds the payloads of the events it raises, and commits the outcome.
+// snapshots the events it raises, and commits the outcome.
 //
 // The record is read and changed outside any write transaction, and the
 // commit checks that it did not change meanwhile (store.ErrConflict); on a
@@ -49,11 +49,17 @@ type Payloads func(dt record.DataType, rec record.Record) (body []byte, model st
 type Deps struct {
 	Store store.Records
 	// Config returns the config in force; it changes on reload.
-	Config   func() *config.Config
+	Config func() *config.Config
+	// Snapshot, when set, makes the one thing each event keeps: a
+	// format-neutral snapshot (internal/snapshot.Take: the record's values
+	// and the results computed now, with their model), from which each
+	// delivery attempt builds the body of its destination's current
+	// format. Payloads and FHIR are then not used.
+	Snapshot Payloads
+	// Payloads builds each event's body when Snapshot is nil.
 	Payloads Payloads
-	// FHIR, when set, builds each event's FHIR R4 Bundle beside its
-	// payload, whatever the formats of the destinations: a destination may
-	// change its format before a retry or a replay.
+	// FHIR, when set (and Snapshot is nil), builds each event's FHIR R4
+	// Bundle beside its payload.
 	FHIR func(dt record.DataType, rec record.Record) ([]byte, error)
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -145,11 +151,11 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 	return Result{}, ErrBusy
 }
 
-// events builds the payload of each event a change raises, from the
-// record as the save leaves it, and names the destinations of candidates
-// (the funnel environment's) whose events include it. Per-record order
-// holds among the events one destination gets: they are raised, and
-// enqueued, in order.
+// events builds the snapshot (or the payloads) of each event a change
+// raises, from the record as the save leaves it, and names the
+// destinations of candidates (the funnel environment's) whose events
+// include it. Per-record order holds among the events one destination
+// gets: they are raised, and enqueued, in order.
 func (s *Service) events(c record.Change, candidates []*config.Destination) ([]store.NewEvent, error) {
 	var out []store.NewEvent
 	for _, dt := range c.Raised {
@@ -158,6 +164,14 @@ func (s *Service) events(c record.Change, candidates []*config.Destination) ([]s
 			if d.Gets(string(dt)) {
 				to = append(to, d.ID)
 			}
+		}
+		if s.d.Snapshot != nil {
+			snap, model, err := s.d.Snapshot(dt, c.Record)
+			if err != nil {
+				return nil, fmt.Errorf("snapshot %s event: %w", dt, err)
+			}
+			out = append(out, store.NewEvent{DataType: dt, Model: model, Payload: snap, Snapshot: true, Destinations: to})
+			continue
 		}
 		body, model, err := s.d.Payloads(dt, c.Record)
 		if err != nil {

@@ -168,3 +168,39 @@ func TestAnUpdateCommitsOverTheVersionItRead(t *testing.T) {
 		t.Fatalf("update commit %+v", c)
 	}
 }
+
+// With Snapshot set, each event a save raises keeps its snapshot only
+// (marked so, with the snapshot's model): no payload or Bundle is built.
+func TestASaveKeepsOneSnapshotPerEvent(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse([]byte(clients), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
+		t.Errorf("a %s body was built at the save", dt)
+		return nil, "", nil
+	}
+	snap := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
+		return []byte(`{"snapshot":"` + string(dt) + `"}`), "snap-model", nil
+	}
+	st := &fakeStore{}
+	s := save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap, Payloads: built,
+		FHIR: func(dt record.DataType, rec record.Record) ([]byte, error) {
+			_, _, err := built(dt, rec)
+			return nil, err
+		}})
+	if _, err := s.Save(context.Background(), "acme", request("acme-main", record.Fields{FormCompleted: new(true),
+		AssessmentCompleted: new(true)})); err != nil {
+		t.Fatal(err)
+	}
+	events := st.commits[0].Events
+	if len(events) != 2 {
+		t.Fatalf("%d events, want 2", len(events))
+	}
+	for _, e := range events {
+		if !e.Snapshot || e.FHIR != nil || e.Model != "snap-model" || string(e.Payload) != `{"snapshot":"`+string(e.DataType)+`"}` {
+			t.Errorf("event %+v", e)
+		}
+	}
+}

@@ -86,6 +86,9 @@ type ExportedEvent struct {
 	// removed them.
 	Payload []byte
 	FHIR    []byte
+	// Snapshot: Payload is the event's format-neutral snapshot, not a
+	// body (NewEvent.Snapshot); the bodies are built from it.
+	Snapshot bool
 	// Deliveries are the event's deliveries with their attempts.
 	Deliveries []ExportedDelivery
 }

@@ -114,6 +114,10 @@ type Claimed struct {
 	// FHIR is the event's FHIR R4 Bundle, snapshotted with Payload; nil
 	// for an event raised before pads made Bundles.
 	FHIR []byte
+	// Snapshot: Payload is not a body to send but the event's
+	// format-neutral snapshot (NewEvent.Snapshot), from which each attempt
+	// builds the body of its destination's current format; FHIR is nil.
+	Snapshot bool
 	// Unreadable: the payload does not open with the keys in force (its
 	// key was retired before the event was resealed). Payload and FHIR are
 	// nil; the delivery cannot be sent.

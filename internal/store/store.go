@@ -127,6 +127,12 @@ type NewEvent struct {
 	// to destinations of format fhir-r4; the store seals it. nil: none
 	// was made.
 	FHIR []byte
+	// Snapshot: Payload is not a body but the event's format-neutral
+	// snapshot (the record's values and the results computed at the save,
+	// with their model; internal/snapshot), sealed apart from payloads.
+	// Each attempt builds the body of its destination's format from it;
+	// FHIR is nil.
+	Snapshot bool
 	// Destinations, when not nil, are the ids of the destinations this
 	// event goes to (those whose events include it), instead of
 	// Commit.Destinations.

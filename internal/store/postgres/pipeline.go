@@ -224,7 +224,7 @@ func writeEvents(b *pgx.Batch, commits []*commitOp) []stepResult {
 		for j := range c.prepared.Events {
 			e := &c.prepared.Events[j]
 			b.Queue(qInsertEvent, c.recordID, e.Event.FunnelID, string(e.Event.DataType), e.Event.Model, e.Event.CreatedAt.UnixNano(),
-				e.Sealed, e.SealedFHIR)
+				e.Sealed, e.SealedFHIR, e.Snapshot)
 			out = append(out, stepResult{i, func(br pgx.BatchResults) error {
 				if err := br.QueryRow().Scan(&e.Event.ID); err != nil {
 					return fmt.Errorf("write event: %w", err)

@@ -29,7 +29,7 @@ const (
 	qRewriteRecord = `UPDATE records SET funnel_id = $1, sealed = $2, version = version + 1, updated_at = $3,
 		form_completed_at = $4, assessment_completed_at = $5
 		WHERE client_id = $6 AND patient_uuid = $7 AND assessment_type = $8 AND version = $9 RETURNING id`
-	qInsertEvent    = "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id"
+	qInsertEvent    = "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir, snapshot) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"
 	qInsertDelivery = `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 		next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11) RETURNING id`
 

@@ -62,7 +62,7 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		{&t.rewrite, `UPDATE records SET funnel_id = ?, sealed = ?, version = version + 1, updated_at = ?,
 			form_completed_at = ?, assessment_completed_at = ?
 			WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ? AND version = ? RETURNING id`},
-		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir) VALUES (?, ?, ?, ?, ?, ?, ?)"},
+		{&t.event, "INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload, fhir, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
 		// An attempt of a delivery erased meanwhile is not recorded.
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
@@ -146,7 +146,7 @@ func (t *tx) writeCommit(ctx context.Context, p *sqlstore.Prepared) (conflict bo
 	for i := range p.Events {
 		e := &p.Events[i]
 		res, err := t.event.ExecContext(ctx, id, e.Event.FunnelID, string(e.Event.DataType), e.Event.Model, e.Event.CreatedAt.UnixNano(),
-			e.Sealed, e.SealedFHIR)
+			e.Sealed, e.SealedFHIR, e.Snapshot)
 		if err == nil {
 			e.Event.ID, err = res.LastInsertId()
 		}

@@ -130,6 +130,27 @@ func (c Codec) SealPayload(k record.Key, dt record.DataType, body []byte) []byte
 	return c.Keys.Seal(body, payloadAD(k, dt))
 }
 
+// snapshotAD binds a sealed snapshot to its record and data type, apart
+// from a payload: a snapshot never opens as a body to send, nor a payload
+// as a snapshot.
+func snapshotAD(k record.Key, dt record.DataType) []byte {
+	return []byte("pads snapshot v1\x00" + k.ClientID + "\x00" + k.PatientUUID + "\x00" + k.AssessmentType + "\x00" + string(dt))
+}
+
+// bodyAD is the associated data of an event's payload column: a snapshot's
+// or a payload's.
+func bodyAD(k record.Key, dt record.DataType, snapshot bool) []byte {
+	if snapshot {
+		return snapshotAD(k, dt)
+	}
+	return payloadAD(k, dt)
+}
+
+// sealBody seals an event's payload column: its snapshot or its payload.
+func (c Codec) sealBody(k record.Key, dt record.DataType, body []byte, snapshot bool) []byte {
+	return c.Keys.Seal(body, bodyAD(k, dt, snapshot))
+}
+
 // fhirAD binds a sealed FHIR Bundle to its record and data type, apart
 // from the payload: one does not open as the other.
 func fhirAD(k record.Key, dt record.DataType) []byte {
@@ -144,12 +165,12 @@ func (c Codec) sealFHIR(k record.Key, dt record.DataType, bundle []byte) []byte 
 	return c.Keys.Seal(bundle, fhirAD(k, dt))
 }
 
-// OpenPayloads replaces the sealed payload and FHIR Bundle of each
-// claimed delivery with their JSON.
+// OpenPayloads replaces the sealed payload (or snapshot) and FHIR Bundle
+// of each claimed delivery with their JSON.
 func (c Codec) OpenPayloads(claimed []store.Claimed) {
 	for i := range claimed {
 		d := &claimed[i]
-		body, err := c.Keys.Open(d.Payload, payloadAD(d.Key, d.DataType))
+		body, err := c.Keys.Open(d.Payload, bodyAD(d.Key, d.DataType, d.Snapshot))
 		var bundle []byte
 		if err == nil && d.FHIR != nil {
 			bundle, err = c.Keys.Open(d.FHIR, fhirAD(d.Key, d.DataType))

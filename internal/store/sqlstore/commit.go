@@ -28,6 +28,9 @@ type PreparedEvent struct {
 	Event      store.Event
 	Sealed     []byte
 	SealedFHIR []byte // nil when the event has no Bundle
+	// Snapshot: Sealed is the event's format-neutral snapshot
+	// (store.NewEvent.Snapshot), sealed apart from a payload.
+	Snapshot   bool
 	Deliveries []store.Delivery
 }
 
@@ -50,8 +53,8 @@ func Prepare(codec Codec, c store.Commit) (*Prepared, error) {
 	}
 	for _, ne := range c.Events {
 		e := store.Event{Key: c.Record.Key, FunnelID: c.Record.FunnelID, DataType: ne.DataType, Model: ne.Model, CreatedAt: c.Record.UpdatedAt}
-		pe := PreparedEvent{Event: e, Sealed: codec.SealPayload(e.Key, e.DataType, ne.Payload),
-			SealedFHIR: codec.sealFHIR(e.Key, e.DataType, ne.FHIR)}
+		pe := PreparedEvent{Event: e, Sealed: codec.sealBody(e.Key, e.DataType, ne.Payload, ne.Snapshot),
+			SealedFHIR: codec.sealFHIR(e.Key, e.DataType, ne.FHIR), Snapshot: ne.Snapshot}
 		dests := c.Destinations
 		if ne.Destinations != nil {
 			dests = ne.Destinations

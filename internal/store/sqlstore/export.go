@@ -12,7 +12,7 @@ import (
 // The queries of an export: the patient's records, then each record's
 // events and deliveries, and each delivery's attempts.
 const (
-	exportEvents = `SELECT e.id, e.funnel_id, e.data_type, e.model, e.created_at, e.payload, e.fhir
+	exportEvents = `SELECT e.id, e.funnel_id, e.data_type, e.model, e.created_at, e.payload, e.fhir, e.snapshot
 		FROM events e WHERE e.record_id = ? ORDER BY e.id`
 	exportDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom + " WHERE e.record_id = ? ORDER BY d.id"
 )
@@ -89,27 +89,23 @@ func (s *Shared) scanExportedEvent(sc Scanner, k record.Key) (store.ExportedEven
 	var dt string
 	var created int64
 	var payload, fhir []byte
-	if err := sc.Scan(&e.ID, &e.FunnelID, &dt, &e.Model, &created, &payload, &fhir); err != nil {
+	if err := sc.Scan(&e.ID, &e.FunnelID, &dt, &e.Model, &created, &payload, &fhir, &e.Snapshot); err != nil {
 		return e, err
 	}
 	e.DataType, e.CreatedAt = record.DataType(dt), time.Unix(0, created).UTC()
 	var err error
-	if e.Payload, err = s.codec.openBody(k, e.DataType, payload, false); err != nil {
+	if e.Payload, err = s.codec.openBody(k, e.DataType, payload, bodyAD(k, e.DataType, e.Snapshot)); err != nil {
 		return e, err
 	}
-	e.FHIR, err = s.codec.openBody(k, e.DataType, fhir, true)
+	e.FHIR, err = s.codec.openBody(k, e.DataType, fhir, fhirAD(k, e.DataType))
 	return e, err
 }
 
-// openBody opens an event's sealed payload (or, with fhir, its FHIR
-// Bundle); nil stays nil (removed by retention, or never made).
-func (c Codec) openBody(k record.Key, dt record.DataType, sealed []byte, fhir bool) ([]byte, error) {
+// openBody opens an event's sealed payload, snapshot or FHIR Bundle,
+// sealed with ad; nil stays nil (removed by retention, or never made).
+func (c Codec) openBody(k record.Key, dt record.DataType, sealed, ad []byte) ([]byte, error) {
 	if sealed == nil {
 		return nil, nil
-	}
-	ad := payloadAD(k, dt)
-	if fhir {
-		ad = fhirAD(k, dt)
 	}
 	body, err := c.Keys.Open(sealed, ad)
 	if err != nil {

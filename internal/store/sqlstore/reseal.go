@@ -119,23 +119,25 @@ type sealedEvent struct {
 	id       int64
 	key      record.Key
 	dataType record.DataType
-	payload  []byte
+	payload  []byte // or its snapshot
 	fhir     []byte // nil: the event has no Bundle
+	snapshot bool
 }
 
 func scanEvent(sc Scanner) (sealedEvent, error) {
 	var e sealedEvent
 	var dt string
-	err := sc.Scan(&e.id, &e.key.ClientID, &e.key.PatientUUID, &e.key.AssessmentType, &dt, &e.payload, &e.fhir)
+	err := sc.Scan(&e.id, &e.key.ClientID, &e.key.PatientUUID, &e.key.AssessmentType, &dt, &e.payload, &e.fhir, &e.snapshot)
 	e.dataType = record.DataType(dt)
 	return e, err
 }
 
-// resealEvents rewrites the payloads and Bundles of a page of events. A
+// resealEvents rewrites the payloads (or snapshots) and Bundles of a page
+// of events. A
 // payload that opens with no key in force is left for the operator to see
 // in the report (its deliveries fail as payload_unreadable).
 func (s *Shared) resealEvents(ctx context.Context, pg *page) error {
-	events, err := queryAll(ctx, s.db, scanEvent, "SELECT e.id, r.client_id, r.patient_uuid, r.assessment_type, e.data_type, e.payload, e.fhir"+
+	events, err := queryAll(ctx, s.db, scanEvent, "SELECT e.id, r.client_id, r.patient_uuid, r.assessment_type, e.data_type, e.payload, e.fhir, e.snapshot"+
 		" FROM events e JOIN records r ON r.id = e.record_id WHERE e.id > ? AND e.payload IS NOT NULL ORDER BY e.id LIMIT ?", pg.last, resealPage)
 	if err != nil {
 		return err
@@ -147,7 +149,7 @@ func (s *Shared) resealEvents(ctx context.Context, pg *page) error {
 			pg.byKey[s.codec.Keys.PrimaryID()]++
 			continue
 		}
-		body, err := s.codec.Keys.Open(e.payload, payloadAD(e.key, e.dataType))
+		body, err := s.codec.Keys.Open(e.payload, bodyAD(e.key, e.dataType, e.snapshot))
 		var bundle []byte
 		if err == nil && e.fhir != nil {
 			bundle, err = s.codec.Keys.Open(e.fhir, fhirAD(e.key, e.dataType))
@@ -157,7 +159,7 @@ func (s *Shared) resealEvents(ctx context.Context, pg *page) error {
 			continue
 		}
 		pg.writes = append(pg.writes, Stmt{"UPDATE events SET payload = ?, fhir = ? WHERE id = ? AND payload = ?",
-			[]any{s.codec.SealPayload(e.key, e.dataType, body), s.codec.sealFHIR(e.key, e.dataType, bundle), e.id, e.payload}})
+			[]any{s.codec.sealBody(e.key, e.dataType, body, e.snapshot), s.codec.sealFHIR(e.key, e.dataType, bundle), e.id, e.payload}})
 	}
 	return nil
 }
