@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -10,7 +11,8 @@ import (
 // TestConsoleReadsWellAt360Pixels opens the overview, the deliveries and
 // the audit log in a 360 px wide Chromium (a small phone): nothing is
 // wider than the screen but the tables' own scrolling boxes, and the
-// header's sign-out button can be seen. The screenshots are kept in
+// header's sign-out button can be seen; on the overview, every
+// destination's Pause, Resume and Send test button is on the screen. The screenshots are kept in
 // PADS_SCREENSHOT_DIR for a person to look at.
 func TestConsoleReadsWellAt360Pixels(t *testing.T) {
 	t.Parallel()
@@ -26,6 +28,9 @@ func TestConsoleReadsWellAt360Pixels(t *testing.T) {
 	b.run(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(chromedp.CSS("#signin")),
 		chromedp.SendKeys(chromedp.CSS("#username"), "ops"), chromedp.SendKeys(chromedp.CSS("#key"), opsKey),
 		chromedp.Click(chromedp.CSS("#signin")), chromedp.WaitVisible(chromedp.CSS("#trouble-count")))
+	// One destination paused, so the overview has a Resume button too.
+	b.run(t, "pause globex at 360 px", chromedp.SendKeys(chromedp.CSS("#reason-globex-results"), "new certificate"),
+		chromedp.Click(chromedp.CSS("#pause-globex-results")), chromedp.WaitVisible(chromedp.CSS("#paused-globex-results")))
 	for _, p := range []struct{ name, path, sel string }{
 		{"narrow-overview", "/admin/", "#trouble-count"},
 		{"narrow-deliveries", "/admin/console/deliveries", "table.deliveries"},
@@ -33,6 +38,9 @@ func TestConsoleReadsWellAt360Pixels(t *testing.T) {
 	} {
 		b.run(t, "open "+p.path, chromedp.Navigate(s.base+p.path), chromedp.WaitVisible(chromedp.CSS(p.sel)))
 		b.screenshot(t, p.name)
+		if p.path == "/admin/" {
+			destinationButtonsOnScreen(t, b, 360)
+		}
 		width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int]("document.documentElement.scrollWidth"))
 		if err != nil {
 			t.Fatal(err)
@@ -58,6 +66,37 @@ func TestConsoleReadsWellAt360Pixels(t *testing.T) {
 		}
 		if seen == "off the screen" || seen == "rgb(255, 255, 255) on rgb(255, 255, 255)" || seen == "rgb(255, 255, 255) on rgb(245, 246, 248)" {
 			t.Errorf("%s: the sign-out button is %s", p.path, seen)
+		}
+	}
+}
+
+// destinationButtonsOnScreen fails the test unless each destination on the
+// overview has its buttons (Pause or Resume, and Send test) wholly inside a
+// window width px wide, and at least one Pause and one Resume were seen.
+func destinationButtonsOnScreen(t *testing.T, b *browser, width int) {
+	t.Helper()
+	type button struct {
+		ID          string
+		Left, Right float64
+	}
+	buttons, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]button](`[...document.querySelectorAll(
+		"table.destinations button[id^='pause-'], table.destinations button[id^='resume-'], table.destinations button[id^='test-']")].map(e => {
+		const r = e.getBoundingClientRect();
+		return {ID: e.id, Left: r.left, Right: r.right};
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, bt := range buttons {
+		seen[strings.SplitN(bt.ID, "-", 2)[0]]++
+		if bt.Left < 0 || bt.Right > float64(width) {
+			t.Errorf("button %s spans %.0f to %.0f px, outside the %d px window", bt.ID, bt.Left, bt.Right, width)
+		}
+	}
+	for _, kind := range []string{"pause", "resume", "test"} {
+		if seen[kind] == 0 {
+			t.Errorf("no %s button on the overview (saw %v)", kind, seen)
 		}
 	}
 }
