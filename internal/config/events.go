@@ -16,8 +16,10 @@ const (
 	EventNonSensitive = "non-sensitive"
 	// EventSensitive is the health results of a completed assessment.
 	EventSensitive = "sensitive"
-	// EventResultsUpdated is new health results of an assessment whose
-	// results were already raised, when a later save changed them.
+	// EventResultsUpdated names new health results of an assessment whose
+	// results were already delivered. pads does not raise it yet, so a
+	// destination that lists it is refused rather than left waiting for
+	// events that never come.
 	EventResultsUpdated = "results-updated"
 )
 
@@ -35,7 +37,7 @@ func (d *Destination) Gets(event string) bool { return slices.Contains(d.Events,
 // destinations get.
 func allowedEvents(cl *Client) []string {
 	if cl.Full() {
-		return []string{EventNonSensitive, EventSensitive, EventResultsUpdated}
+		return []string{EventNonSensitive, EventSensitive}
 	}
 	return []string{EventNonSensitive}
 }
@@ -58,8 +60,10 @@ func (c *Config) validateDelivery(p string, cl *Client, d *Destination) {
 	for i, e := range d.Events {
 		ep := fmt.Sprintf("%s.events[%d]", p, i)
 		switch {
-		case e != EventNonSensitive && e != EventSensitive && e != EventResultsUpdated:
-			c.fail(ep, "%q is not an event: use non-sensitive, sensitive or results-updated", e)
+		case e == EventResultsUpdated:
+			c.fail(ep, "%q is not sent by this version of pads: a later save that changes delivered results is not re-delivered (replay it: pads deliveries replay)", e)
+		case e != EventNonSensitive && e != EventSensitive:
+			c.fail(ep, "%q is not an event: use non-sensitive or sensitive", e)
 		case !slices.Contains(allowed, e):
 			c.fail(ep, "%q needs subscription: full (client %q subscribes to %s)", e, cl.ID, cl.Subscription)
 		case slices.Contains(d.Events[:i], e):
