@@ -17,13 +17,12 @@ import (
 
 	"github.com/pads-dev/pads/internal/auth"
 	"github.com/pads-dev/pads/internal/config"
-	"github.com/pads-dev/pads/internal/fhir"
 	"github.com/pads-dev/pads/internal/httpapi"
 	"github.com/pads-dev/pads/internal/metrics"
 	"github.com/pads-dev/pads/internal/operator"
-	"github.com/pads-dev/pads/internal/payload"
 	"github.com/pads-dev/pads/internal/save"
 	"github.com/pads-dev/pads/internal/seal"
+	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/sqlite"
 )
@@ -111,7 +110,7 @@ func newAPI(t *testing.T) *api {
 	}
 	t.Cleanup(func() { st.Close() })
 	live := func() *config.Config { return cfg }
-	saves := save.New(save.Deps{Store: st, Config: live, Payloads: payload.Encode, FHIR: fhir.Encode, Now: a.now})
+	saves := save.New(save.Deps{Store: st, Config: live, Snapshot: snapshot.Take, Now: a.now})
 	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
 		Logger: logger, Config: live, Tokens: a.tokens, Throttle: auth.NewThrottle(cfg.Limits.LoginFailures, cfg.Limits.LoginWindow.D(), a.now),
 		Store: st, Saves: saves, Operator: operator.New(st, a.now, func() {}), Metrics: m, Now: a.now, ServiceName: cfg.ServiceName,

@@ -41,26 +41,21 @@ var (
 // saved by n callers at once needs at most n attempts.
 const maxAttempts = 100
 
-// Payloads builds the payload of an event of data type dt for rec: its
-// JSON body and the version of the scoring model that made it.
-type Payloads func(dt record.DataType, rec record.Record) (body []byte, model string, err error)
+// Snapshotter makes what an event of data type dt keeps for rec: its
+// format-neutral snapshot and the version of the scoring model that made
+// its results (internal/snapshot.Take).
+type Snapshotter func(dt record.DataType, rec record.Record) (snapshot []byte, model string, err error)
 
 // Deps is what the service uses; New takes nothing else.
 type Deps struct {
 	Store store.Records
 	// Config returns the config in force; it changes on reload.
 	Config func() *config.Config
-	// Snapshot, when set, makes the one thing each event keeps: a
-	// format-neutral snapshot (internal/snapshot.Take: the record's values
-	// and the results computed now, with their model), from which each
-	// delivery attempt builds the body of its destination's current
-	// format. Payloads and FHIR are then not used.
-	Snapshot Payloads
-	// Payloads builds each event's body when Snapshot is nil.
-	Payloads Payloads
-	// FHIR, when set (and Snapshot is nil), builds each event's FHIR R4
-	// Bundle beside its payload.
-	FHIR func(dt record.DataType, rec record.Record) ([]byte, error)
+	// Snapshot makes the one thing each event keeps: a format-neutral
+	// snapshot (the record's values and the results computed now, with
+	// their model), from which each delivery attempt builds the body of
+	// its destination's current format. No body is built at the save.
+	Snapshot Snapshotter
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Enqueued, when set, is told the destinations a save enqueued
@@ -151,7 +146,7 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 	return Result{}, ErrBusy
 }
 
-// events builds the snapshot (or the payloads) of each event a change
+// events takes the snapshot of each event a change
 // raises, from the record as the save leaves it, and names the
 // destinations of candidates (the funnel environment's) whose events
 // include it. Per-record order holds among the events one destination
@@ -165,25 +160,11 @@ func (s *Service) events(c record.Change, candidates []*config.Destination) ([]s
 				to = append(to, d.ID)
 			}
 		}
-		if s.d.Snapshot != nil {
-			snap, model, err := s.d.Snapshot(dt, c.Record)
-			if err != nil {
-				return nil, fmt.Errorf("snapshot %s event: %w", dt, err)
-			}
-			out = append(out, store.NewEvent{DataType: dt, Model: model, Payload: snap, Snapshot: true, Destinations: to})
-			continue
-		}
-		body, model, err := s.d.Payloads(dt, c.Record)
+		snap, model, err := s.d.Snapshot(dt, c.Record)
 		if err != nil {
-			return nil, fmt.Errorf("build %s payload: %w", dt, err)
+			return nil, fmt.Errorf("snapshot %s event: %w", dt, err)
 		}
-		e := store.NewEvent{DataType: dt, Model: model, Payload: body, Destinations: to}
-		if s.d.FHIR != nil {
-			if e.FHIR, err = s.d.FHIR(dt, c.Record); err != nil {
-				return nil, fmt.Errorf("build %s FHIR bundle: %w", dt, err)
-			}
-		}
-		out = append(out, e)
+		out = append(out, store.NewEvent{DataType: dt, Model: model, Payload: snap, Snapshot: true, Destinations: to})
 	}
 	return out, nil
 }

@@ -70,10 +70,10 @@ func service(t *testing.T, st store.Records, enqueued func(...store.DestinationR
 	if err != nil {
 		t.Fatal(err)
 	}
-	payloads := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
+	snap := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
 		return []byte(`{"uuid":"` + rec.PatientUUID + `"}`), "test-model", nil
 	}
-	return save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Payloads: payloads, Enqueued: enqueued})
+	return save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap, Enqueued: enqueued})
 }
 
 func request(funnel string, f record.Fields) *intake.Request {
@@ -177,19 +177,11 @@ func TestASaveKeepsOneSnapshotPerEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
-		t.Errorf("a %s body was built at the save", dt)
-		return nil, "", nil
-	}
 	snap := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
 		return []byte(`{"snapshot":"` + string(dt) + `"}`), "snap-model", nil
 	}
 	st := &fakeStore{}
-	s := save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap, Payloads: built,
-		FHIR: func(dt record.DataType, rec record.Record) ([]byte, error) {
-			_, _, err := built(dt, rec)
-			return nil, err
-		}})
+	s := save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap})
 	if _, err := s.Save(context.Background(), "acme", request("acme-main", record.Fields{FormCompleted: new(true),
 		AssessmentCompleted: new(true)})); err != nil {
 		t.Fatal(err)
