@@ -91,29 +91,7 @@ func startKit(t *testing.T, cmd *exec.Cmd) *kitReceiver {
 // not beside them: it builds and starts processes, and the timing tests
 // need the CPU.
 func TestReceiverKit(t *testing.T) {
-	kits := map[string]func(t *testing.T) *exec.Cmd{
-		"go": func(t *testing.T) *exec.Cmd {
-			bin := filepath.Join(t.TempDir(), "receiver")
-			if out, err := exec.Command("go", "build", "-o", bin, "../../docs/receivers/go").CombinedOutput(); err != nil {
-				t.Fatalf("go build docs/receivers/go: %v\n%s", err, out)
-			}
-			return exec.Command(bin)
-		},
-		"node": func(t *testing.T) *exec.Cmd {
-			node, err := exec.LookPath("node")
-			if err == nil {
-				_, err = os.Stat("../../docs/receivers/node/node_modules/express")
-			}
-			if err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("CI must install the Node receiver (npm ci --prefix docs/receivers/node): %v", err)
-				}
-				t.Skipf("the Node receiver is not installed (npm ci --prefix docs/receivers/node): %v", err)
-			}
-			return exec.Command(node, "../../docs/receivers/node/server.mjs")
-		},
-	}
-	for name, command := range kits {
+	for name, command := range receiverKits {
 		t.Run(name, func(t *testing.T) {
 			k := startKit(t, command(t))
 			hmac := "        auth:\n          hmac: {secret: " + whsec1 + "}\n        retry: {attempts: 3, initialDelay: 200ms}\n"
@@ -182,4 +160,30 @@ func TestReceiverKit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// receiverKits make the command of each receiver of docs/receivers: the
+// Go one built, the Node one from its installed packages (skipped where
+// they are not, except under CI).
+var receiverKits = map[string]func(t *testing.T) *exec.Cmd{
+	"go": func(t *testing.T) *exec.Cmd {
+		bin := filepath.Join(t.TempDir(), "receiver")
+		if out, err := exec.Command("go", "build", "-o", bin, "../../docs/receivers/go").CombinedOutput(); err != nil {
+			t.Fatalf("go build docs/receivers/go: %v\n%s", err, out)
+		}
+		return exec.Command(bin)
+	},
+	"node": func(t *testing.T) *exec.Cmd {
+		node, err := exec.LookPath("node")
+		if err == nil {
+			_, err = os.Stat("../../docs/receivers/node/node_modules/express")
+		}
+		if err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("CI must install the Node receiver (npm ci --prefix docs/receivers/node): %v", err)
+			}
+			t.Skipf("the Node receiver is not installed (npm ci --prefix docs/receivers/node): %v", err)
+		}
+		return exec.Command(node, "../../docs/receivers/node/server.mjs")
+	},
 }

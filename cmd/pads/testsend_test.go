@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,29 +44,7 @@ func runCLI(args ...string) (string, error) {
 // command prints the answer and succeeds. A destination that answers 500
 // makes the command fail. Both are audited, and neither is a delivery.
 func TestDestinationsTestSendIsVerifiedByTheReceiverKits(t *testing.T) {
-	kits := map[string]func(t *testing.T) *exec.Cmd{
-		"go": func(t *testing.T) *exec.Cmd {
-			bin := filepath.Join(t.TempDir(), "receiver")
-			if out, err := exec.Command("go", "build", "-o", bin, "../../docs/receivers/go").CombinedOutput(); err != nil {
-				t.Fatalf("go build docs/receivers/go: %v\n%s", err, out)
-			}
-			return exec.Command(bin)
-		},
-		"node": func(t *testing.T) *exec.Cmd {
-			node, err := exec.LookPath("node")
-			if err == nil {
-				_, err = os.Stat("../../docs/receivers/node/node_modules/express")
-			}
-			if err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("CI must install the Node receiver (npm ci --prefix docs/receivers/node): %v", err)
-				}
-				t.Skipf("the Node receiver is not installed (npm ci --prefix docs/receivers/node): %v", err)
-			}
-			return exec.Command(node, "../../docs/receivers/node/server.mjs")
-		},
-	}
-	for name, command := range kits {
+	for name, command := range receiverKits {
 		t.Run(name, func(t *testing.T) {
 			k := startKit(t, command(t))
 			broken := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
