@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/pads-dev/pads/internal/deliver"
 )
 
 // TestConsoleOverviewShowsHostsSendsTestsAndRefreshesQuietly drives the
@@ -80,10 +82,16 @@ func TestConsolePausesAndResumesADestination(t *testing.T) {
 		t.Fatalf("the paused destination's row says %q", got)
 	}
 	b.screenshot(t, "overview-paused")
-	time.Sleep(2500 * time.Millisecond) // past the pause's refresh
+	// The console's pause is stored; the dispatcher reads the pauses
+	// every deliver.PauseRefresh and nothing tells when it has: the one
+	// wait this test needs, past the next refresh.
+	time.Sleep(deliver.PauseRefresh + 500*time.Millisecond)
 	tok := s.token("acme", acmeKey, "storage")
 	completeForm(t, s, tok, "acme-main", "ada@example.com")
-	time.Sleep(2 * time.Second)
+	// A later save for globex's destination arriving shows the dispatcher
+	// has run past acme's delivery, which was due first.
+	completeForm(t, s, s.token("globex", globexKey, "storage"), "globex-main", "g@example.com")
+	calm.wait(t, 1, 10*time.Second)
 	if n := len(rc.all()); n != 0 {
 		t.Fatalf("a paused destination was sent %d deliveries", n)
 	}
