@@ -38,7 +38,9 @@ func TestTwoProcessesOnPostgreSQLSurviveAKill(t *testing.T) {
 	delivered := map[string]int{} // patient uuid -> deliveries received
 	var rc *receiver
 	rc = newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond) // deliveries are in flight at the kill
+		// A slow destination, not a wait for pads: each answer takes
+		// 100 ms, so deliveries are in flight at the kill.
+		time.Sleep(100 * time.Millisecond)
 		var body struct{ UUID string }
 		json.Unmarshal(rc.all()[n].body, &body)
 		mu.Lock()
