@@ -44,17 +44,27 @@ func BeforeResultsUpdated(t *testing.T, s store.Store) (check func(t *testing.T,
 		if got, err := s.DeliveredResults(ctx, key); err != nil || len(got) == 0 {
 			t.Fatalf("DeliveredResults after the upgrade = %v, %v", got, err)
 		}
-		lookup := store.Lookup{ClientID: "acme", AssessmentType: "faceScan", PatientUUID: uuidA}
-		prev, err := s.Find(ctx, lookup)
-		if err != nil || prev == nil {
-			t.Fatalf("Find after the upgrade = %v, %v", prev, err)
-		}
-		rec := prev.Record
-		rec.UpdatedAt = rec.UpdatedAt.Add(time.Second)
-		done, err := s.Commit(ctx, store.Commit{Lookup: lookup, Previous: prev, Record: rec, Events: []store.NewEvent{{
-			DataType: record.ResultsUpdated, Model: "m", Payload: []byte(`{}`), Snapshot: true, Destinations: []string{"d1"}}}})
-		if err != nil || done.Deliveries != 1 {
-			t.Fatalf("a results-updated event after the upgrade: %+v, %v", done, err)
-		}
+		commitUpdate(t, s, uuidA, time.Now().UTC())
+	}
+}
+
+// commitUpdate commits a results-updated event of acme's record uuid, at
+// at, to d1, with a snapshot that names the patient (so that a scan of
+// the files would find it unsealed).
+func commitUpdate(t *testing.T, s store.Store, uuid string, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	lookup := store.Lookup{ClientID: "acme", AssessmentType: "faceScan", PatientUUID: uuid}
+	prev, err := s.Find(ctx, lookup)
+	if err != nil || prev == nil {
+		t.Fatalf("Find = %v, %v", prev, err)
+	}
+	rec := prev.Record
+	rec.UpdatedAt = at
+	snap := `{"v":1,"record":{"uuid":"` + uuid + `","heartRateBpm":150},"updates":{"d1":"msg_0123456789abcdef0123456789abcdef"}}`
+	done, err := s.Commit(ctx, store.Commit{Lookup: lookup, Previous: prev, Record: rec, Events: []store.NewEvent{{
+		DataType: record.ResultsUpdated, Model: "m", Payload: []byte(snap), Snapshot: true, Destinations: []string{"d1"}}}})
+	if err != nil || done.Deliveries != 1 {
+		t.Fatalf("commit of a results-updated event: %+v, %v", done, err)
 	}
 }
