@@ -9,21 +9,17 @@ import (
 	"time"
 )
 
-// delivered waits until pads has recorded n deliveries as delivered (a
-// receiver's answer is recorded just after it is sent).
+// deliveredCount waits until pads has recorded n deliveries as delivered
+// (a receiver's answer is recorded just after it is sent), with the
+// suite's one poll, and returns the list.
 func deliveredCount(t *testing.T, path string, n int) string {
 	t.Helper()
-	deadline := time.Now().Add(busyWait)
-	for {
-		list := cli(t, "deliveries", "list", "--status", "delivered", "--config", path)
-		if strings.Count(list, "\n")-1 >= n {
-			return list
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("want %d delivered:\n%s", n, list)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var list string
+	waitFor(t, func() bool {
+		list = cli(t, "deliveries", "list", "--status", "delivered", "--config", path)
+		return strings.Count(list, "\n")-1 >= n
+	})
+	return list
 }
 
 // TestALaterRedFlagReachesTheDestinationsThatTakeUpdates, on both stores:
