@@ -58,7 +58,9 @@ func patientOperator(ctx context.Context, configPath string, getenv func(string)
 // audit references' keys, and the clients of the config in force.
 func patientsOf(keys *seal.Keyring, current func() *config.Config) operator.Patients {
 	return operator.Patients{Keys: keys, Known: func(id string) bool { return current().Client(id) != nil },
-		Route: func(clientID, destination string) ([]string, []string, bool) { return route(current(), clientID, destination) }}
+		Route: func(clientID, destination string) ([]string, []string, bool) {
+			return route(current(), clientID, destination)
+		}}
 }
 
 // route returns the funnels of the client whose environment is that of
