@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,4 +137,16 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// pads listen's first line of a delivery names the event and, for new
+// results, the message they replace.
+func TestListenSaysWhichMessageAnUpdateReplaces(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"X-Pads-Event": {"results-updated"}}
+	body := `{"uuid":"0193a1b2-0000-7000-8000-000000000001","assessmentType":"faceScan","updatesMessageId":"msg_0123456789abcdef0123456789abcdef"}`
+	want := "event results-updated  patient 0193a1b2-0000-7000-8000-000000000001  faceScan  updates msg_0123456789abcdef0123456789abcdef"
+	if got := summary(h, []byte(body)); got != want {
+		t.Fatalf("summary = %q, want %q", got, want)
+	}
 }
