@@ -13,17 +13,14 @@ import (
 // receiver's answer is recorded just after it is sent).
 func deliveredCount(t *testing.T, path string, n int) string {
 	t.Helper()
-	deadline := time.Now().Add(busyWait)
-	for {
-		list := cli(t, "deliveries", "list", "--status", "delivered", "--config", path)
-		if strings.Count(list, "\n")-1 >= n {
-			return list
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("want %d delivered:\n%s", n, list)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var list string
+	if !waitWithin(busyWait, func() bool {
+		list = cli(t, "deliveries", "list", "--status", "delivered", "--config", path)
+		return strings.Count(list, "\n")-1 >= n
+	}) {
+		t.Fatalf("want %d delivered:\n%s", n, list)
 	}
+	return list
 }
 
 // TestALaterRedFlagReachesTheDestinationsThatTakeUpdates, on both stores:
