@@ -9,17 +9,16 @@ import (
 	"time"
 )
 
-// delivered waits until pads has recorded n deliveries as delivered (a
-// receiver's answer is recorded just after it is sent).
+// deliveredCount waits until pads has recorded n deliveries as delivered
+// (a receiver's answer is recorded just after it is sent), with the
+// suite's one poll, and returns the list.
 func deliveredCount(t *testing.T, path string, n int) string {
 	t.Helper()
 	var list string
-	if !waitWithin(busyWait, func() bool {
+	waitFor(t, func() bool {
 		list = cli(t, "deliveries", "list", "--status", "delivered", "--config", path)
 		return strings.Count(list, "\n")-1 >= n
-	}) {
-		t.Fatalf("want %d delivered:\n%s", n, list)
-	}
+	})
 	return list
 }
 
