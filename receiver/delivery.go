@@ -6,11 +6,17 @@ import (
 	"time"
 )
 
-// The two events of pads (the X-Pads-Event header, the SNS attribute
+// The events of pads (the X-Pads-Event header, the SNS attribute
 // dataType).
 const (
 	EventNonSensitive = "non-sensitive"
 	EventSensitive    = "sensitive"
+	// EventResultsUpdated is new results of an assessment whose results
+	// this destination received before, after a later save changed them
+	// (only to destinations that list it in their events). Its body is a
+	// sensitive payload or Bundle; Delivery.Updates names the message it
+	// updates.
+	EventResultsUpdated = "results-updated"
 	// EventTest is a test send (pads destinations test, the console's
 	// Send test button): no patient data; answer 2xx.
 	EventTest = "test"
@@ -23,7 +29,8 @@ const (
 )
 
 // Delivery is one delivery, verified. Exactly one of NonSensitive,
-// Sensitive, Bundle and Test is set; Event and Format say which. They are read
+// Sensitive (for a sensitive or a results-updated event), Bundle and Test
+// is set; Event and Format say which. They are read
 // from the signed body alone, never from headers, which the signature
 // does not cover.
 type Delivery struct {
@@ -36,9 +43,15 @@ type Delivery struct {
 	Attempt int
 	Model   string
 
-	Event  string // EventNonSensitive or EventSensitive
+	Event  string // EventNonSensitive, EventSensitive or EventResultsUpdated
 	Format string // FormatSeedJSON or FormatFHIR
 	Body   []byte // exactly as signed
+	// Updates, for EventResultsUpdated, is the message id (the ID of an
+	// earlier delivery to this destination, sensitive or results-updated)
+	// whose results this one replaces: the seed payload's
+	// updatesMessageId, the Bundle's updates-message tag. "" when pads
+	// names none.
+	Updates string
 
 	NonSensitive *NonSensitive
 	Sensitive    *Sensitive
@@ -87,12 +100,20 @@ func (d *Delivery) decode() error {
 		if d.Event = d.Bundle.Event(); err == nil && d.Event == "" {
 			err = errors.New("the Bundle has no pads event tag")
 		}
+		d.Updates = d.Bundle.Updates()
 	case string(probe["type"]) == `"test"`:
 		d.Format, d.Event, d.Test = FormatSeedJSON, EventTest, &Test{}
 		err = json.Unmarshal(d.Body, d.Test)
 	case probe["healthCreditScore"] != nil:
 		d.Format, d.Event, d.Sensitive = FormatSeedJSON, EventSensitive, &Sensitive{}
 		err = json.Unmarshal(d.Body, d.Sensitive)
+		if u, ok := probe["updatesMessageId"]; ok && err == nil {
+			var id *string
+			d.Event, err = EventResultsUpdated, json.Unmarshal(u, &id)
+			if id != nil {
+				d.Updates = *id
+			}
+		}
 	case probe["formCompleted"] != nil:
 		d.Format, d.Event, d.NonSensitive = FormatSeedJSON, EventNonSensitive, &NonSensitive{}
 		err = json.Unmarshal(d.Body, d.NonSensitive)

@@ -9,6 +9,9 @@ const (
 	ScoreSystem             = "https://pads.dev/fhir/CodeSystem/score"
 	EventSystem             = "https://pads.dev/fhir/CodeSystem/event"
 	FlagSystem              = "https://pads.dev/fhir/CodeSystem/flag"
+	// UpdatesSystem tags a results-updated Bundle with the message id of
+	// the earlier delivery whose results it replaces (Bundle.Updates).
+	UpdatesSystem = "https://pads.dev/fhir/CodeSystem/updates-message"
 )
 
 // Bundle is a FHIR R4 Bundle as pads sends it: a collection whose first
@@ -31,11 +34,17 @@ type Entry struct {
 	Resource json.RawMessage `json:"resource"`
 }
 
-// Event is the Bundle's pads event tag: EventNonSensitive or
-// EventSensitive; "" when it has none.
-func (b *Bundle) Event() string {
+// Event is the Bundle's pads event tag: EventNonSensitive,
+// EventSensitive or EventResultsUpdated; "" when it has none.
+func (b *Bundle) Event() string { return b.tag(EventSystem) }
+
+// Updates is the message id a results-updated Bundle's tag names: the
+// earlier delivery whose results it replaces; "" when it has none.
+func (b *Bundle) Updates() string { return b.tag(UpdatesSystem) }
+
+func (b *Bundle) tag(system string) string {
 	for _, t := range b.Meta.Tag {
-		if t.System == EventSystem {
+		if t.System == system {
 			return t.Code
 		}
 	}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/pads-dev/pads/internal/fhir"
 	"github.com/pads-dev/pads/internal/payload"
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/receiver"
 )
 
@@ -71,7 +73,8 @@ func TestStructsCarryTheJSONNamesPadsSends(t *testing.T) {
 		}
 	}
 	for sys, want := range map[string]string{receiver.LOINC: fhir.LOINC, receiver.PatientIdentifierSystem: fhir.PatientIdentifierSystem,
-		receiver.ScoreSystem: fhir.ScoreSystem, receiver.EventSystem: fhir.EventSystem, receiver.FlagSystem: fhir.FlagSystem} {
+		receiver.ScoreSystem: fhir.ScoreSystem, receiver.EventSystem: fhir.EventSystem, receiver.FlagSystem: fhir.FlagSystem,
+		receiver.UpdatesSystem: fhir.UpdatesSystem} {
 		if sys != want {
 			t.Errorf("system %s, pads uses %s", sys, want)
 		}
@@ -263,5 +266,43 @@ func TestNewRefusesABadSecret(t *testing.T) {
 	}
 	if _, err := receiver.New(secret, nil); err == nil {
 		t.Fatal("no HandleFunc was accepted")
+	}
+}
+
+// A results-updated body, in both formats, decodes as that event with its
+// results and the message id it updates; one that names none (an export)
+// decodes with none.
+func TestAResultsUpdatedBodyNamesTheMessageItUpdates(t *testing.T) {
+	t.Parallel()
+	rec := record.Record{Key: record.Key{ClientID: "c1", PatientUUID: "0193a1b2-0000-7000-8000-000000000001", AssessmentType: "faceScan"},
+		FunnelID: "f1", Fields: record.Fields{Age: new(40.0), HeartRateBpm: new(150.0), Oxygen: new(97.0)},
+		UpdatedAt: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
+	rec.AssessmentCompletedAt = rec.UpdatedAt
+	snap, _, err := snapshot.Take(record.ResultsUpdated, rec, map[string]string{"ehr": "msg_0123456789abcdef0123456789abcdef"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ format, destination, updates string }{
+		{snapshot.FormatSeedJSON, "ehr", "msg_0123456789abcdef0123456789abcdef"},
+		{snapshot.FormatFHIR, "ehr", "msg_0123456789abcdef0123456789abcdef"},
+		{snapshot.FormatSeedJSON, "", ""},
+		{snapshot.FormatFHIR, "", ""},
+	} {
+		body, err := snapshot.Body(tt.format, record.ResultsUpdated, snap, tt.destination)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := receiver.Decode(body)
+		if err != nil || d.Event != receiver.EventResultsUpdated || d.Format != tt.format || d.Updates != tt.updates {
+			t.Fatalf("%s for %q: Decode = %+v, %v", tt.format, tt.destination, d, err)
+		}
+		if tt.format == snapshot.FormatSeedJSON && (d.Sensitive == nil || *d.Sensitive.HeartRateBpm != 150) {
+			t.Fatalf("results-updated payload: %s", body)
+		}
+		if tt.format == snapshot.FormatFHIR {
+			if obs, err := d.Bundle.Observations(); err != nil || len(obs) == 0 {
+				t.Fatalf("results-updated Bundle without Observations: %v", err)
+			}
+		}
 	}
 }

@@ -145,7 +145,7 @@ func (b *browser) count(t *testing.T, sel string) int {
 func (b *browser) waitText(t *testing.T, sel, want string) {
 	t.Helper()
 	var got string
-	if !waitWithin(15*time.Second, func() bool {
+	if !waitWithin(busyWait, func() bool {
 		if got = b.text(t, sel); strings.Contains(got, want) {
 			return true
 		}

@@ -63,6 +63,8 @@ func measureBeside(t *testing.T, other string) (p50, p99 time.Duration) {
 		uuid := completeForm(t, s, tok, "acme-main", fmt.Sprintf("a%d@example.com", i))
 		sent[uuid] = at
 		order = append(order, uuid)
+		// The measurement's pace (200 saves a second at most), not a wait
+		// for pads; the test runs only with PADS_MEASURE=1.
 		time.Sleep(5 * time.Millisecond)
 	}
 	healthy.wait(t, 200, 60*time.Second)

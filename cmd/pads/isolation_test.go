@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,7 +21,9 @@ func TestHangingTokenEndpointsDoNotWedgeOtherClients(t *testing.T) {
 	}
 	t.Parallel()
 	release := make(chan struct{})
+	var fetches atomic.Int32
 	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -41,7 +44,11 @@ func TestHangingTokenEndpointsDoNotWedgeOtherClients(t *testing.T) {
 	for i := range 32 {
 		completeForm(t, s, acme, "acme-main", fmt.Sprintf("p%d@example.com", i))
 	}
-	time.Sleep(time.Second) // the acme deliveries take the workers they get
+	// The acme deliveries take the workers they get: each of the eight
+	// destinations' token fetches hangs, with attempts queued behind it.
+	if !waitWithin(busyWait, func() bool { return fetches.Load() >= 8 }) {
+		t.Fatalf("%d of the 8 destinations fetched a token", fetches.Load())
+	}
 	globex := s.token("globex", globexKey, "storage")
 	completeForm(t, s, globex, "globex-main", "g@example.com")
 	healthy.waitReceived(t, 1, 30*time.Second)

@@ -33,7 +33,7 @@ func startListen(t *testing.T, args ...string) (string, *syncBuffer) {
 	re := regexp.MustCompile(`receiving on (http://[^/\s]+)`)
 	var m []string
 	var stopped error
-	waitWithin(10*time.Second, func() bool {
+	waitWithin(busyWait, func() bool {
 		select {
 		case stopped = <-done:
 			done <- stopped // for the cleanup, which waits for it
@@ -72,7 +72,7 @@ func TestServeAndListenShowTheFirstSavesWebhookWithNoEditing(t *testing.T) {
 		t.Fatalf("save: %d %s", r.status, r.raw)
 	}
 	uuid := r.body["patientUUID"].(string)
-	if !waitWithin(20*time.Second, func() bool { return strings.Contains(out.String(), "patient "+uuid) }) {
+	if !waitWithin(busyWait, func() bool { return strings.Contains(out.String(), "patient "+uuid) }) {
 		t.Fatalf("no delivery of %s in pads listen's output:\n%s\npads logs:\n%s", uuid, out.String(), p.logs.String())
 	}
 	got := out.String()

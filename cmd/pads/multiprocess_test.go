@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -24,10 +25,9 @@ import (
 // TestTwoProcessesOnPostgreSQLSurviveAKill runs two pads serve processes on
 // one PostgreSQL database, spreads 500 saves over both, kills one with
 // SIGKILL part way, with deliveries in flight to a slow receiver, and checks
-// that every save answered 2xx is delivered within 10 seconds of the last
-// answer (the killed process's leases are taken over, not waited out: the
-// lease is the default two minutes), and that no delivery was ever tried by
-// two processes at once.
+// that every save answered 2xx is delivered, the killed process's leases
+// taken over, not waited out (the lease is the default two minutes), and
+// that no delivery was ever tried by two processes at once.
 func TestTwoProcessesOnPostgreSQLSurviveAKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real processes")
@@ -38,7 +38,9 @@ func TestTwoProcessesOnPostgreSQLSurviveAKill(t *testing.T) {
 	delivered := map[string]int{} // patient uuid -> deliveries received
 	var rc *receiver
 	rc = newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond) // deliveries are in flight at the kill
+		// A slow destination, not a wait for pads: each answer takes
+		// 100 ms, so deliveries are in flight at the kill.
+		time.Sleep(100 * time.Millisecond)
 		var body struct{ UUID string }
 		json.Unmarshal(rc.all()[n].body, &body)
 		mu.Lock()
@@ -129,8 +131,14 @@ clients:
 		}
 		return n
 	}
-	if !waitWithin(time.Until(answered.Add(10*time.Second)), func() bool { return missing() == 0 }) {
-		t.Fatalf("%d acknowledged saves not delivered 10 s after the last answer", missing())
+	// Well within the two-minute lease, however busy the machine; that
+	// the killed process's leases were taken over, not waited out, the
+	// survivor's log says.
+	if !waitWithin(busyWait, func() bool { return missing() == 0 }) {
+		t.Fatalf("%d acknowledged saves not delivered %v after the last answer", missing(), busyWait)
+	}
+	if !strings.Contains(procs[1].logs.String(), "took over deliveries left by a process that is gone") {
+		t.Fatal("the surviving process took nothing over: the killed one's deliveries waited out their leases")
 	}
 	t.Logf("every acknowledged save delivered %v after the last answer, %v after the kill",
 		time.Since(answered).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond))

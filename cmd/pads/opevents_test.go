@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
@@ -50,13 +49,13 @@ func newOperatorReceiver(t *testing.T) *operatorReceiver {
 	return o
 }
 
-// waitFor returns the first event of the type, waiting up to 10 s.
+// waitFor returns the first event of the type, waiting up to busyWait.
 func (o *operatorReceiver) waitFor(t *testing.T, typ string) notify.Event {
 	t.Helper()
 	var found notify.Event
 	var ok bool
 	var bad []string
-	waitWithin(10*time.Second, func() bool {
+	waitWithin(busyWait, func() bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		for _, e := range o.events {
@@ -74,7 +73,7 @@ func (o *operatorReceiver) waitFor(t *testing.T, typ string) notify.Event {
 	if len(bad) > 0 {
 		t.Fatalf("the operator endpoint refused %v", bad)
 	}
-	t.Fatalf("no %s event in 10 s (got %v)", typ, o.types())
+	t.Fatalf("no %s event in %v (got %v)", typ, busyWait, o.types())
 	return notify.Event{}
 }
 

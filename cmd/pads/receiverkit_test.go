@@ -78,7 +78,7 @@ func startKit(t *testing.T, cmd *exec.Cmd) *kitReceiver {
 	select {
 	case addr := <-listening:
 		k.url = "http://" + addr + "/webhooks/pads"
-	case <-time.After(20 * time.Second):
+	case <-time.After(busyWait):
 		t.Fatalf("the receiver did not start: %s", stderr.String())
 	}
 	return k
@@ -154,7 +154,7 @@ func TestReceiverKit(t *testing.T) {
 					t.Errorf("request %d (at %v, forged %v): %d, want 401", i, c.at, c.forged, resp.StatusCode)
 				}
 			}
-			waitWithin(5*time.Second, func() bool { return len(k.with("rejected")) >= 3 })
+			waitWithin(busyWait, func() bool { return len(k.with("rejected")) >= 3 })
 			if n := len(k.with("processed")); n != 4 || len(k.with("rejected")) != 3 {
 				t.Fatalf("after 3 refused requests: %d processed, %d rejected", n, len(k.with("rejected")))
 			}

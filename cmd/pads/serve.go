@@ -273,7 +273,8 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
 	a.sweeper = retention.New(a.store, a.live.Load, a.metrics.RegisterRetention(), logger, retention.Options{})
-	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Snapshot: snapshot.Take, Enqueued: a.dispatcher.Notify})
+	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Snapshot: snapshot.Take, Enqueued: a.dispatcher.Notify,
+		RedFlag: a.metrics.ObserveRedFlag})
 	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
 	if err != nil {
 		a.store.Close()

@@ -16,10 +16,10 @@ const (
 	EventNonSensitive = "non-sensitive"
 	// EventSensitive is the health results of a completed assessment.
 	EventSensitive = "sensitive"
-	// EventResultsUpdated names new health results of an assessment whose
-	// results were already delivered. pads does not raise it yet, so a
-	// destination that lists it is refused rather than left waiting for
-	// events that never come.
+	// EventResultsUpdated is new health results of an assessment whose
+	// results the destination already received, when a later save changed
+	// them (docs/delivery.md#results-updated). Opt-in: no destination gets
+	// it unless it lists it.
 	EventResultsUpdated = "results-updated"
 )
 
@@ -37,7 +37,7 @@ func (d *Destination) Gets(event string) bool { return slices.Contains(d.Events,
 // destinations get.
 func allowedEvents(cl *Client) []string {
 	if cl.Full() {
-		return []string{EventNonSensitive, EventSensitive}
+		return []string{EventNonSensitive, EventSensitive, EventResultsUpdated}
 	}
 	return []string{EventNonSensitive}
 }
@@ -60,10 +60,8 @@ func (c *Config) validateDelivery(p string, cl *Client, d *Destination) {
 	for i, e := range d.Events {
 		ep := fmt.Sprintf("%s.events[%d]", p, i)
 		switch {
-		case e == EventResultsUpdated:
-			c.fail(ep, "%q is not sent by this version of pads: a later save that changes delivered results is not re-delivered (replay it: pads deliveries replay)", e)
-		case e != EventNonSensitive && e != EventSensitive:
-			c.fail(ep, "%q is not an event: use non-sensitive or sensitive", e)
+		case e != EventNonSensitive && e != EventSensitive && e != EventResultsUpdated:
+			c.fail(ep, "%q is not an event: use non-sensitive, sensitive or results-updated", e)
 		case !slices.Contains(allowed, e):
 			c.fail(ep, "%q needs subscription: full (client %q subscribes to %s)", e, cl.ID, cl.Subscription)
 		case slices.Contains(d.Events[:i], e):

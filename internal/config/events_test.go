@@ -18,7 +18,7 @@ func TestDestinationEventsDefaultToTheSubscriptionAndNeverAskMore(t *testing.T) 
 	y := full + `    destinations:
       - {id: both, type: webhook, url: "https://example.com/a"}
       - {id: crm, type: webhook, url: "https://example.com/b", events: [non-sensitive]}
-      - {id: ehr, type: webhook, url: "https://example.com/c", events: [sensitive], maxPerSecond: 2.5}
+      - {id: ehr, type: webhook, url: "https://example.com/c", events: [sensitive, results-updated], maxPerSecond: 2.5}
 `
 	cfg, err := config.Parse([]byte(y), env(nil))
 	if err != nil {
@@ -30,14 +30,14 @@ func TestDestinationEventsDefaultToTheSubscriptionAndNeverAskMore(t *testing.T) 
 	}{
 		{"both", []string{"non-sensitive", "sensitive"}},
 		{"crm", []string{"non-sensitive"}},
-		{"ehr", []string{"sensitive"}},
+		{"ehr", []string{"sensitive", "results-updated"}},
 	}
 	for _, tt := range tests {
 		if got := cfg.Destination("acme", tt.id).Events; !slices.Equal(got, tt.want) {
 			t.Errorf("%s: events %v, want %v", tt.id, got, tt.want)
 		}
 	}
-	if d := cfg.Destination("acme", "ehr"); !d.Gets(config.EventSensitive) || d.Gets(config.EventNonSensitive) || d.MaxPerSecond != 2.5 {
+	if d := cfg.Destination("acme", "ehr"); !d.Gets(config.EventResultsUpdated) || d.Gets(config.EventNonSensitive) || d.MaxPerSecond != 2.5 {
 		t.Errorf("ehr = %+v", d)
 	}
 	basic, err := config.Parse([]byte(minimal+"    destinations:\n      - {type: webhook, url: \"https://example.com/a\"}\n"), env(nil))
@@ -59,7 +59,8 @@ func TestDestinationEventsAndRateAreCheckedWithTheirLine(t *testing.T) {
 	}{
 		{"more than the subscription", dest("        events: [non-sensitive, sensitive]\n"),
 			`line 11: clients[0].destinations[0].events[1]: "sensitive" needs subscription: full (client "acme" subscribes to non-sensitive)`},
-		{"results-updated, not sent yet", dest("        events: [results-updated]\n"), `events[0]: "results-updated" is not sent by this version of pads`},
+		{"results-updated without full", dest("        events: [results-updated]\n"),
+			`line 11: clients[0].destinations[0].events[0]: "results-updated" needs subscription: full (client "acme" subscribes to non-sensitive)`},
 		{"unknown event", dest("        events: [everything]\n"), `line 11: clients[0].destinations[0].events[0]: "everything" is not an event`},
 		{"twice", dest("        events: [non-sensitive, non-sensitive]\n"), `events[1]: "non-sensitive" is listed twice`},
 		{"empty", dest("        events: []\n"), "line 11: clients[0].destinations[0].events: must name at least one of non-sensitive"},

@@ -353,7 +353,7 @@ type deliveriesPage struct {
 
 func newDeliveriesPage(cfg *config.Config, f filters, req operator.PageRequest, p operator.Page, older bool) deliveriesPage {
 	out := deliveriesPage{Filters: f, Scopes: scopes(cfg, f.Scope), States: choices(f.State, store.Pending, store.Delivered, store.Failed),
-		Types: choices(f.Type, "non-sensitive", "sensitive"), Since: req.Since, Until: req.Until, Rows: p.Deliveries, Older: older}
+		Types: choices(f.Type, "non-sensitive", "sensitive", "results-updated"), Since: req.Since, Until: req.Until, Rows: p.Deliveries, Older: older}
 	// Later pages keep the resolved times: "1h" must not move under them.
 	base := url.Values{}
 	for k, v := range map[string]string{"scope": f.Scope, "state": f.State, "type": f.Type, "q": f.Q} {

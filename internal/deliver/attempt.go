@@ -83,7 +83,7 @@ func bodyOf(c *store.Claimed, format string) (string, []byte, error) {
 		format = FormatSeedJSON
 	}
 	if c.Snapshot {
-		body, err := snapshot.Body(format, c.DataType, c.Payload)
+		body, err := snapshot.Body(format, c.DataType, c.Payload, c.Destination)
 		return format, body, err
 	}
 	if format == FormatFHIR {

@@ -133,7 +133,7 @@ func TestASnapshotIsBuiltInTheDestinationsCurrentFormat(t *testing.T) {
 	t.Parallel()
 	rec := record.Record{Key: record.Key{ClientID: "acme", PatientUUID: "u", AssessmentType: "a"}, FunnelID: "f",
 		Fields: record.Fields{HeartRateBpm: new(72.0), Age: new(40.0)}, UpdatedAt: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
-	snap, _, err := snapshot.Take(record.Sensitive, rec)
+	snap, _, err := snapshot.Take(record.Sensitive, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestASnapshotIsBuiltInTheDestinationsCurrentFormat(t *testing.T) {
 	}
 	outbox := &onceOutbox{finished: map[int64]store.Finished{}, pending: []store.Claimed{claimed(1, snap), claimed(2, []byte(`{"v":9}`))}}
 	run(outbox)
-	wantJSON, _ := snapshot.Body(snapshot.FormatSeedJSON, record.Sensitive, snap)
+	wantJSON, _ := snapshot.Body(snapshot.FormatSeedJSON, record.Sensitive, snap, "")
 	if m := sender.sent["msg_1"]; m.Format != deliver.FormatSeedJSON || string(m.Body) != string(wantJSON) {
 		t.Errorf("sent %s %s, want the seed payload %s", m.Format, m.Body, wantJSON)
 	}
@@ -177,7 +177,7 @@ func TestASnapshotIsBuiltInTheDestinationsCurrentFormat(t *testing.T) {
 	dest.Format = deliver.FormatFHIR
 	mu.Unlock()
 	run(&onceOutbox{finished: map[int64]store.Finished{}, pending: []store.Claimed{claimed(1, snap)}})
-	wantFHIR, _ := snapshot.Body(snapshot.FormatFHIR, record.Sensitive, snap)
+	wantFHIR, _ := snapshot.Body(snapshot.FormatFHIR, record.Sensitive, snap, "")
 	if m := sender.sent["msg_1"]; m.Format != deliver.FormatFHIR || string(m.Body) != string(wantFHIR) || !strings.Contains(string(m.Body), `"Bundle"`) {
 		t.Errorf("after the format changed, sent %s %s, want the Bundle", m.Format, m.Body)
 	}

@@ -57,7 +57,7 @@ func build(dt record.DataType, rec record.Record, at time.Time, in score.Inputs,
 	f := rec.Fields
 	b := &builder{rec: rec, dt: dt, patient: patientURL(rec), model: model}
 	b.add(b.patient, patientOf(f, assessedAt(rec, at)))
-	if dt == record.Sensitive {
+	if dt.Results() {
 		b.effective = dateTime(assessedAt(rec, at))
 		b.sensitive(in, r)
 	}

@@ -49,6 +49,10 @@ const (
 	EventSystem          = "https://pads.dev/fhir/CodeSystem/event"
 	AssessmentTypeSystem = "https://pads.dev/fhir/CodeSystem/assessment-type"
 	FunnelSystem         = "https://pads.dev/fhir/CodeSystem/funnel"
+	// UpdatesSystem codes the tag of a results-updated Bundle that names
+	// the message id (webhook-id) of the earlier delivery of results to
+	// the same destination, which the Bundle's results replace.
+	UpdatesSystem = "https://pads.dev/fhir/CodeSystem/updates-message"
 )
 
 // A measure is one kind of measurement Observation: its codes and unit.

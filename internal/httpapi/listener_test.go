@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"errors"
 	"net"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -60,13 +62,18 @@ func TestListenerBoundsConnectionsPerAddress(t *testing.T) {
 	}
 	first := expect(3, "127.0.0.2 within its bound")
 	// Past its bound a connection is reset at once, sometimes before the
-	// dial returns.
+	// dial returns. The listener counts a refusal before it resets, so
+	// once the client has seen the reset the count holds it.
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
 	if c, err := d.Dial("tcp", tcp.Addr().String()); err == nil {
-		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(time.Minute))
+		if _, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("a connection past its address's bound was not reset: %v", err)
+		}
+		c.Close()
 	}
-	for l.Refused() != 1 {
-		time.Sleep(time.Millisecond)
+	if n := l.Refused(); n != 1 {
+		t.Fatalf("refused %d, want 1", n)
 	}
 	dial("127.0.0.3")
 	expect(1, "another address")

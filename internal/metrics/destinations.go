@@ -17,9 +17,11 @@ const Other = "other"
 type destinations struct {
 	attempts *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	redFlags *prometheus.CounterVec
 
-	mu    sync.RWMutex
-	known map[[2]string]bool
+	mu      sync.RWMutex
+	known   map[[2]string]bool
+	clients map[string]bool
 }
 
 func newDestinations() *destinations {
@@ -33,20 +35,25 @@ func newDestinations() *destinations {
 			Help:    "From the save that raised an event to its destination's 2xx, by client and destination id.",
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400},
 		}, []string{"client", "destination"}),
+		redFlags: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pads_results_updated_red_flags_total",
+			Help: "Saves that brought a red flag the results already delivered did not have (a results-updated event), by client.",
+		}, []string{"client"}),
 		known: map[[2]string]bool{},
 	}
 }
 
 // SetDestinations bounds the client and destination labels to the
-// config's destinations (client, destination id pairs);
+// config's destinations (client, destination id pairs) and their clients;
 // call it at every load.
 func (m *Metrics) SetDestinations(pairs [][2]string) {
 	known := make(map[[2]string]bool, len(pairs))
+	clients := map[string]bool{}
 	for _, p := range pairs {
-		known[p] = true
+		known[p], clients[p[0]] = true, true
 	}
 	m.dests.mu.Lock()
-	m.dests.known = known
+	m.dests.known, m.dests.clients = known, clients
 	m.dests.mu.Unlock()
 }
 
@@ -67,4 +74,19 @@ func (m *Metrics) ObserveDestinationAttempt(client, destination, outcome string,
 	if outcome == "delivered" {
 		m.dests.latency.WithLabelValues(c, d).Observe(sinceSave.Seconds())
 	}
+}
+
+// ObserveRedFlag counts a results-updated event that brings a red flag the
+// delivered results did not have.
+func (m *Metrics) ObserveRedFlag(client string) {
+	if !m.dests.knownClient(client) {
+		client = Other
+	}
+	m.dests.redFlags.WithLabelValues(client).Inc()
+}
+
+func (d *destinations) knownClient(client string) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.clients[client]
 }

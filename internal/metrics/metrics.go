@@ -79,7 +79,7 @@ func New() *Metrics {
 		}, []string{"type"}),
 	}
 	m.dests = newDestinations()
-	m.Registry.MustRegister(m.dests.attempts, m.dests.latency)
+	m.Registry.MustRegister(m.dests.attempts, m.dests.latency, m.dests.redFlags)
 	m.Registry.MustRegister(m.requests, m.latency, m.saveBatch, m.commit, m.saves, m.logins, m.configLoad, m.attempts, m.attemptDur,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -52,7 +52,7 @@ type PageRequest struct {
 	ClientID    string
 	Destination string // only with ClientID
 	State       string // pending, delivered or failed
-	DataType    string // sensitive or non-sensitive
+	DataType    string // sensitive, non-sensitive or results-updated
 	Since       time.Time
 	Until       time.Time
 	// PatientUUID selects the deliveries of a patient's records; the
@@ -126,8 +126,8 @@ func checkQuery(q store.DeliveryQuery) error {
 	switch {
 	case q.State != "" && q.State != store.Pending && q.State != store.Delivered && q.State != store.Failed:
 		return invalid("state must be pending, delivered or failed")
-	case q.DataType != "" && q.DataType != record.Sensitive && q.DataType != record.NonSensitive:
-		return invalid("data type must be sensitive or non-sensitive")
+	case q.DataType != "" && q.DataType != record.Sensitive && q.DataType != record.NonSensitive && q.DataType != record.ResultsUpdated:
+		return invalid("data type must be sensitive, non-sensitive or results-updated")
 	case len(q.ClientID) > maxID || len(q.Destination) > maxID:
 		return invalid("client and destination ids are at most %d characters", maxID)
 	case len(q.MessageID) > 64 || q.MessageID != "" && !strings.HasPrefix(q.MessageID, "msg_"):

@@ -87,6 +87,11 @@ func TestPageRefusesWhatItCannotSelect(t *testing.T) {
 			t.Errorf("%+v: %v is not an InvalidError", r, err)
 		}
 	}
+	for _, dt := range []record.DataType{record.NonSensitive, record.Sensitive, record.ResultsUpdated} {
+		if _, err := ops.Page(context.Background(), "cli:ada", operator.PageRequest{DataType: string(dt)}); err != nil {
+			t.Errorf("the deliveries of type %s: %v", dt, err)
+		}
+	}
 	for _, f := range []operator.FailedSelection{{}, {Since: time.Now(), Destination: "d1"}} {
 		if _, err := ops.CountFailed(context.Background(), "cli:ada", f); err == nil {
 			t.Errorf("CountFailed(%+v) was accepted", f)

@@ -105,9 +105,9 @@ func exportedBodies(e store.ExportedEvent, fhir bool) (body, bundle []byte) {
 	if e.Payload == nil {
 		return nil, nil
 	}
-	body, _ = snapshot.Body(snapshot.FormatSeedJSON, e.DataType, e.Payload)
+	body, _ = snapshot.Body(snapshot.FormatSeedJSON, e.DataType, e.Payload, "")
 	if fhir {
-		bundle, _ = snapshot.Body(snapshot.FormatFHIR, e.DataType, e.Payload)
+		bundle, _ = snapshot.Body(snapshot.FormatFHIR, e.DataType, e.Payload, "")
 	}
 	return body, bundle
 }

@@ -19,7 +19,7 @@ func TestAnExportShowsASnapshotsBodies(t *testing.T) {
 	t.Parallel()
 	rec := record.Record{Key: record.Key{ClientID: "acme", PatientUUID: "u", AssessmentType: "a"}, FunnelID: "f",
 		Fields: record.Fields{HeartRateBpm: new(72.0), Age: new(40.0)}, UpdatedAt: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
-	snap, _, err := snapshot.Take(record.Sensitive, rec)
+	snap, _, err := snapshot.Take(record.Sensitive, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestAnExportShowsASnapshotsBodies(t *testing.T) {
 		t.Fatalf("export %s: %v", raw, err)
 	}
 	res := got.Records[0].Results
-	wantJSON, _ := snapshot.Body(snapshot.FormatSeedJSON, record.Sensitive, snap)
-	wantFHIR, _ := snapshot.Body(snapshot.FormatFHIR, record.Sensitive, snap)
+	wantJSON, _ := snapshot.Body(snapshot.FormatSeedJSON, record.Sensitive, snap, "")
+	wantFHIR, _ := snapshot.Body(snapshot.FormatFHIR, record.Sensitive, snap, "")
 	if string(res[0].Payload) != string(wantJSON) || string(res[0].FHIR) != string(wantFHIR) || res[0].BodyRemoved {
 		t.Errorf("snapshot result: payload %s fhir %s", res[0].Payload, res[0].FHIR)
 	}

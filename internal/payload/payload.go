@@ -147,10 +147,19 @@ func Encode(dt record.DataType, rec record.Record) (body []byte, model string, e
 // For builds the payload of data type dt. at is when the payload is made;
 // age is computed at the assessment's completion when the record has one.
 func For(dt record.DataType, rec record.Record, at time.Time) any {
-	if dt == record.Sensitive {
+	if dt.Results() {
 		return BuildSensitive(rec, at)
 	}
 	return BuildNonSensitive(rec, at)
+}
+
+// Update is the seed-json body of a results-updated event: the sensitive
+// payload of the new results, every field of it, and the message id
+// (webhook-id) of the earlier delivery of results to the same destination
+// that it updates (null when pads knows none, as in an export).
+type Update struct {
+	Sensitive
+	UpdatesMessageID *string `json:"updatesMessageId"`
 }
 
 // BuildNonSensitive makes the non-sensitive payload of rec.
@@ -193,7 +202,7 @@ func BuildSensitive(rec record.Record, at time.Time) Sensitive {
 // model's inputs and results then, with the model's version. It never runs
 // the model: a retry or a replay sends the results the save computed.
 func FromStored(dt record.DataType, rec record.Record, at time.Time, in score.Inputs, r score.Result, model string) any {
-	if dt == record.Sensitive {
+	if dt.Results() {
 		return sensitive(rec, in, r, model)
 	}
 	return BuildNonSensitive(rec, at)

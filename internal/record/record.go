@@ -7,16 +7,26 @@ import (
 	"time"
 )
 
-// DataType names the two kinds of data a client sends and receives.
+// DataType names the two kinds of data a client sends and receives, and
+// the events of deliveries.
 type DataType string
 
 // The two data types of the API and of deliveries.
 const (
 	NonSensitive DataType = "non-sensitive"
 	Sensitive    DataType = "sensitive"
+	// ResultsUpdated is an event only, never a data type of the API: the
+	// new health results of an assessment whose results a destination
+	// already received, after a later save changed them.
+	ResultsUpdated DataType = "results-updated"
 )
 
-// ParseDataType returns the data type named exactly s.
+// Results reports whether events of dt carry health results (sensitive
+// and results-updated).
+func (dt DataType) Results() bool { return dt == Sensitive || dt == ResultsUpdated }
+
+// ParseDataType returns the API's data type named exactly s (never
+// results-updated, which is an event only).
 func ParseDataType(s string) (DataType, bool) {
 	switch DataType(s) {
 	case NonSensitive, Sensitive:

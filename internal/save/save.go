@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,8 +44,9 @@ const maxAttempts = 100
 
 // Snapshotter makes what an event of data type dt keeps for rec: its
 // format-neutral snapshot and the version of the scoring model that made
-// its results (internal/snapshot.Take).
-type Snapshotter func(dt record.DataType, rec record.Record) (snapshot []byte, model string, err error)
+// its results (internal/snapshot.Take). updates, for a results-updated
+// event only, are the message ids it updates by destination id.
+type Snapshotter func(dt record.DataType, rec record.Record, updates map[string]string) (snapshot []byte, model string, err error)
 
 // Deps is what the service uses; New takes nothing else.
 type Deps struct {
@@ -61,6 +63,11 @@ type Deps struct {
 	// Enqueued, when set, is told the destinations a save enqueued
 	// deliveries for (it wakes the dispatcher).
 	Enqueued func(destinations ...store.DestinationRef)
+	// RedFlag, when set, is told the client of each committed
+	// results-updated event that brings a red flag the results it updates
+	// did not have, whether or not a destination gets the event (the
+	// operator's metric; never a patient or a value).
+	RedFlag func(client string)
 }
 
 // Service saves records.
@@ -123,6 +130,14 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 		if err != nil {
 			return Result{}, err
 		}
+		update, redFlag, err := s.update(ctx, client, prev, change.Record, candidates)
+		if err != nil {
+			return Result{}, err
+		}
+		raised := change.Raised
+		if update != nil {
+			events, raised = append(events, *update), append(slices.Clip(raised), record.ResultsUpdated)
+		}
 		done, err := s.d.Store.Commit(ctx, store.Commit{Lookup: lookup, Previous: prev, Record: change.Record,
 			Events: events, Destinations: dests})
 		if errors.Is(err, store.ErrConflict) {
@@ -130,6 +145,9 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 		}
 		if err != nil {
 			return Result{}, err
+		}
+		if redFlag && s.d.RedFlag != nil {
+			s.d.RedFlag(clientID)
 		}
 		if done.Deliveries > 0 && s.d.Enqueued != nil {
 			var refs []store.DestinationRef
@@ -140,7 +158,7 @@ func (s *Service) Save(ctx context.Context, clientID string, req *intake.Request
 			}
 			s.d.Enqueued(refs...)
 		}
-		return Result{PatientUUID: change.Record.PatientUUID, Created: change.Created, Raised: change.Raised,
+		return Result{PatientUUID: change.Record.PatientUUID, Created: change.Created, Raised: raised,
 			Deliveries: done.Deliveries}, nil
 	}
 	return Result{}, ErrBusy
@@ -160,7 +178,7 @@ func (s *Service) events(c record.Change, candidates []*config.Destination) ([]s
 				to = append(to, d.ID)
 			}
 		}
-		snap, model, err := s.d.Snapshot(dt, c.Record)
+		snap, model, err := s.d.Snapshot(dt, c.Record, nil)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %s event: %w", dt, err)
 		}

@@ -70,7 +70,7 @@ func service(t *testing.T, st store.Records, enqueued func(...store.DestinationR
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
+	snap := func(dt record.DataType, rec record.Record, _ map[string]string) ([]byte, string, error) {
 		return []byte(`{"uuid":"` + rec.PatientUUID + `"}`), "test-model", nil
 	}
 	return save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap, Enqueued: enqueued})
@@ -177,7 +177,7 @@ func TestASaveKeepsOneSnapshotPerEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := func(dt record.DataType, rec record.Record) ([]byte, string, error) {
+	snap := func(dt record.DataType, rec record.Record, _ map[string]string) ([]byte, string, error) {
 		return []byte(`{"snapshot":"` + string(dt) + `"}`), "snap-model", nil
 	}
 	st := &fakeStore{}

@@ -43,7 +43,7 @@ func BenchmarkEventsOfASave(b *testing.B) {
 	b.Run("snapshot", func(b *testing.B) {
 		for b.Loop() {
 			for _, dt := range dts {
-				if _, _, err := snapshot.Take(dt, rec); err != nil {
+				if _, _, err := snapshot.Take(dt, rec, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -54,7 +54,7 @@ func BenchmarkEventsOfASave(b *testing.B) {
 // BenchmarkAttemptBody is what an attempt adds per delivered event: the
 // body of its destination's format built from the sensitive snapshot.
 func BenchmarkAttemptBody(b *testing.B) {
-	snap, _, err := snapshot.Take(record.Sensitive, fullest(b))
+	snap, _, err := snapshot.Take(record.Sensitive, fullest(b), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func BenchmarkAttemptBody(b *testing.B) {
 		b.Run(format, func(b *testing.B) {
 			b.SetBytes(int64(len(snap)))
 			for b.Loop() {
-				if _, err := snapshot.Body(format, record.Sensitive, snap); err != nil {
+				if _, err := snapshot.Body(format, record.Sensitive, snap, ""); err != nil {
 					b.Fatal(err)
 				}
 			}

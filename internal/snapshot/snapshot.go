@@ -42,14 +42,23 @@ type Snapshot struct {
 	Inputs *score.Inputs `json:"inputs,omitempty"`
 	Result *score.Result `json:"result,omitempty"`
 	Model  string        `json:"model"`
+	// Updates, for a results-updated event, are the message ids of the
+	// earlier deliveries of results it updates, by destination id: each
+	// destination's body names the message that destination received.
+	Updates map[string]string `json:"updates,omitempty"`
 }
 
 // Take snapshots the event of data type dt for rec, made at the record's
-// last update: for a sensitive event it runs the model, once. It returns
-// the JSON to store and the model's version.
-func Take(dt record.DataType, rec record.Record) (snap []byte, model string, err error) {
+// last update: for an event of results (sensitive, results-updated) it
+// runs the model, once. updates are a results-updated event's message ids
+// it updates, by destination (Snapshot.Updates); nil for other events. It
+// returns the JSON to store and the model's version.
+func Take(dt record.DataType, rec record.Record, updates map[string]string) (snap []byte, model string, err error) {
 	s := Snapshot{Version: version, Record: rec, At: rec.UpdatedAt, Model: score.Version}
-	if dt == record.Sensitive {
+	if dt == record.ResultsUpdated {
+		s.Updates = updates
+	}
+	if dt.Results() {
 		in := score.FromRecord(rec.Fields, assessedAt(rec))
 		r := score.Compute(in)
 		s.Inputs, s.Result = &in, &r
@@ -72,8 +81,10 @@ func assessedAt(rec record.Record) time.Time {
 var ErrFormat = errors.New("snapshot: unknown format")
 
 // Body builds the body of format of the event of data type dt from its
-// stored snapshot.
-func Body(format string, dt record.DataType, snap []byte) ([]byte, error) {
+// stored snapshot, for the destination of id destination: a
+// results-updated body names the message it updates for that destination
+// (none when the snapshot names none for it, as in an export).
+func Body(format string, dt record.DataType, snap []byte, destination string) ([]byte, error) {
 	var s Snapshot
 	if err := json.Unmarshal(snap, &s); err != nil {
 		return nil, fmt.Errorf("snapshot: open: %w", err)
@@ -81,7 +92,7 @@ func Body(format string, dt record.DataType, snap []byte) ([]byte, error) {
 	if s.Version != version {
 		return nil, fmt.Errorf("snapshot: layout %d, want %d", s.Version, version)
 	}
-	if dt == record.Sensitive && (s.Inputs == nil || s.Result == nil) {
+	if dt.Results() && (s.Inputs == nil || s.Result == nil) {
 		return nil, errors.New("snapshot: a sensitive event without its results")
 	}
 	var in score.Inputs
@@ -89,11 +100,27 @@ func Body(format string, dt record.DataType, snap []byte) ([]byte, error) {
 	if s.Inputs != nil && s.Result != nil {
 		in, r = *s.Inputs, *s.Result
 	}
+	updates := s.Updates[destination]
 	switch format {
 	case FormatSeedJSON:
-		return json.Marshal(payload.FromStored(dt, s.Record, s.At, in, r, s.Model))
+		p := payload.FromStored(dt, s.Record, s.At, in, r, s.Model)
+		if dt == record.ResultsUpdated {
+			p = payload.Update{Sensitive: p.(payload.Sensitive), UpdatesMessageID: nonEmpty(updates)}
+		}
+		return json.Marshal(p)
 	case FormatFHIR:
-		return json.Marshal(fhir.FromStored(dt, s.Record, s.At, in, r, s.Model))
+		b := fhir.FromStored(dt, s.Record, s.At, in, r, s.Model)
+		if dt == record.ResultsUpdated && updates != "" {
+			b.Meta.Tag = append(b.Meta.Tag, fhir.Coding{System: fhir.UpdatesSystem, Code: updates})
+		}
+		return json.Marshal(b)
 	}
 	return nil, fmt.Errorf("%w %q", ErrFormat, format)
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -51,7 +51,7 @@ func golden(t *testing.T) map[string]record.Record {
 func TestBodiesAreTheSavesBodies(t *testing.T) {
 	for name, rec := range golden(t) {
 		for _, dt := range []record.DataType{record.NonSensitive, record.Sensitive} {
-			snap, model, err := snapshot.Take(dt, rec)
+			snap, model, err := snapshot.Take(dt, rec, nil)
 			if err != nil || model != payload.Model {
 				t.Fatalf("%s %s: take: model %q, %v", name, dt, model, err)
 			}
@@ -61,7 +61,7 @@ func TestBodiesAreTheSavesBodies(t *testing.T) {
 				format string
 				want   []byte
 			}{{snapshot.FormatSeedJSON, want}, {snapshot.FormatFHIR, wantFHIR}} {
-				got, err := snapshot.Body(c.format, dt, snap)
+				got, err := snapshot.Body(c.format, dt, snap, "")
 				if err != nil || !bytes.Equal(got, c.want) {
 					t.Fatalf("%s %s %s: %v\n got %s\nwant %s", name, dt, c.format, err, got, c.want)
 				}
@@ -79,7 +79,7 @@ func TestBodiesSendTheStoredResults(t *testing.T) {
 		rec = r
 		break
 	}
-	snap, _, err := snapshot.Take(record.Sensitive, rec)
+	snap, _, err := snapshot.Take(record.Sensitive, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestBodiesSendTheStoredResults(t *testing.T) {
 	s.Result.Overall, s.Result.OverallHealthCategory, s.Model = &odd, &cat, "pads-score-0"
 	stored, _ := json.Marshal(s)
 	for _, format := range []string{snapshot.FormatSeedJSON, snapshot.FormatFHIR} {
-		body, err := snapshot.Body(format, record.Sensitive, stored)
+		body, err := snapshot.Body(format, record.Sensitive, stored, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestBodiesSendTheStoredResults(t *testing.T) {
 
 // What does not open is an error, never a body.
 func TestBodyRefuses(t *testing.T) {
-	good, _, _ := snapshot.Take(record.Sensitive, record.Record{})
+	good, _, _ := snapshot.Take(record.Sensitive, record.Record{}, nil)
 	noResults, _ := json.Marshal(snapshot.Snapshot{Version: 1})
 	for _, c := range []struct {
 		name, format string
@@ -116,11 +116,42 @@ func TestBodyRefuses(t *testing.T) {
 		{"sensitive without results", snapshot.FormatFHIR, noResults},
 		{"unknown format", "xml", good},
 	} {
-		if body, err := snapshot.Body(c.format, record.Sensitive, c.snap); err == nil || body != nil {
+		if body, err := snapshot.Body(c.format, record.Sensitive, c.snap, ""); err == nil || body != nil {
 			t.Errorf("%s: body %s, err %v", c.name, body, err)
 		}
 	}
-	if _, err := snapshot.Body("xml", record.Sensitive, good); !errors.Is(err, snapshot.ErrFormat) {
+	if _, err := snapshot.Body("xml", record.Sensitive, good, ""); !errors.Is(err, snapshot.ErrFormat) {
 		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// A results-updated body is the sensitive body of the same snapshot, plus
+// the message id it updates for the destination it goes to: in seed JSON
+// one field at the end, in FHIR one more tag; a destination it names no
+// message for (an export) gets null and no tag.
+func TestAResultsUpdatedBodyIsTheSensitiveBodyNamingTheMessageItUpdates(t *testing.T) {
+	updates := map[string]string{"ehr": "msg_0123456789abcdef0123456789abcdef"}
+	for name, rec := range golden(t) {
+		sens, _, _ := snapshot.Take(record.Sensitive, rec, nil)
+		upd, _, err := snapshot.Take(record.ResultsUpdated, rec, updates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dest := range []string{"ehr", "lab"} {
+			want, _ := snapshot.Body(snapshot.FormatSeedJSON, record.Sensitive, sens, dest)
+			got, err := snapshot.Body(snapshot.FormatSeedJSON, record.ResultsUpdated, upd, dest)
+			id := "null"
+			if updates[dest] != "" {
+				id = `"` + updates[dest] + `"`
+			}
+			if wantUpd := append(want[:len(want)-1:len(want)-1], []byte(`,"updatesMessageId":`+id+`}`)...); err != nil || !bytes.Equal(got, wantUpd) {
+				t.Fatalf("%s to %s: %v\n got %s\nwant %s", name, dest, err, got, wantUpd)
+			}
+			bundle, err := snapshot.Body(snapshot.FormatFHIR, record.ResultsUpdated, upd, dest)
+			tag := `{"system":"https://pads.dev/fhir/CodeSystem/updates-message","code":"` + updates[dest] + `"}`
+			if err != nil || !bytes.Contains(bundle, []byte(`"code":"results-updated"`)) || bytes.Contains(bundle, []byte(tag)) != (updates[dest] != "") {
+				t.Fatalf("%s to %s: Bundle %v\n%s", name, dest, err, bundle)
+			}
+		}
 	}
 }

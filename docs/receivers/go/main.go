@@ -123,8 +123,11 @@ func process(out *printer, d delivery) {
 		Type          string  `json:"type"`          // "test" for a test send
 		UUID          *string `json:"uuid"`          // seed-json
 		FormCompleted *bool   `json:"formCompleted"` // only in the non-sensitive payload
-		ResourceType  string  `json:"resourceType"`  // "Bundle" for fhir-r4
-		Meta          struct {
+		// UpdatesMessageID, only in a results-updated payload: the earlier
+		// message whose results these replace (may be null).
+		UpdatesMessageID *string `json:"updatesMessageId"`
+		ResourceType     string  `json:"resourceType"` // "Bundle" for fhir-r4
+		Meta             struct {
 			Tag []struct{ System, Code string } `json:"tag"`
 		} `json:"meta"`
 		Entry []struct {
@@ -144,8 +147,11 @@ func process(out *printer, d delivery) {
 	case body.ResourceType == "Bundle":
 		line["format"] = "fhir-r4"
 		for _, t := range body.Meta.Tag {
-			if t.System == "https://pads.dev/fhir/CodeSystem/event" {
+			switch t.System {
+			case "https://pads.dev/fhir/CodeSystem/event":
 				line["event"] = t.Code
+			case "https://pads.dev/fhir/CodeSystem/updates-message": // results-updated
+				line["updates"] = t.Code
 			}
 		}
 		for _, id := range body.Entry[0].Resource.Identifier { // the Patient comes first
@@ -156,6 +162,12 @@ func process(out *printer, d delivery) {
 	default:
 		if body.FormCompleted != nil || !hasHealth(d.body) {
 			line["event"] = "non-sensitive"
+		} else if hasField(d.body, "updatesMessageId") {
+			// New results replacing those of an earlier message.
+			line["event"] = "results-updated"
+			if body.UpdatesMessageID != nil {
+				line["updates"] = *body.UpdatesMessageID
+			}
 		}
 		if body.UUID != nil {
 			line["uuid"] = *body.UUID
@@ -164,12 +176,16 @@ func process(out *printer, d delivery) {
 	out.print(line)
 }
 
-// hasHealth reports whether a seed payload is the sensitive one, which
-// always has a healthCreditScore field (null or not).
-func hasHealth(body []byte) bool {
+// hasHealth reports whether a seed payload is the sensitive one (or a
+// results-updated one), which always has a healthCreditScore field (null
+// or not).
+func hasHealth(body []byte) bool { return hasField(body, "healthCreditScore") }
+
+// hasField reports whether a JSON object has the field name (null or not).
+func hasField(body []byte, name string) bool {
 	var fields map[string]json.RawMessage
 	json.Unmarshal(body, &fields)
-	_, ok := fields["healthCreditScore"]
+	_, ok := fields[name]
 	return ok
 }
 

@@ -76,11 +76,19 @@ function process1({ id, body }) {
     line.event = "test"; // a test send: no patient data, nothing to store
   } else if (v.resourceType === "Bundle") {
     line.format = "fhir-r4";
-    line.event = v.meta?.tag?.find((t) => t.system === "https://pads.dev/fhir/CodeSystem/event")?.code;
+    const tag = (system) => v.meta?.tag?.find((t) => t.system === system)?.code;
+    line.event = tag("https://pads.dev/fhir/CodeSystem/event");
+    // results-updated: new results replacing those of an earlier message.
+    if (line.event === "results-updated") line.updates = tag("https://pads.dev/fhir/CodeSystem/updates-message");
     // The Patient comes first; its identifier is the patient's uuid.
     line.uuid = v.entry[0].resource.identifier?.find((i) => i.system === "https://pads.dev/fhir/patient-uuid")?.value;
   } else {
     if (!("healthCreditScore" in v)) line.event = "non-sensitive";
+    else if ("updatesMessageId" in v) {
+      // results-updated: new results replacing those of an earlier message.
+      line.event = "results-updated";
+      line.updates = v.updatesMessageId;
+    }
     line.uuid = v.uuid;
   }
   print(line);

@@ -116,3 +116,56 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 		t.Fatalf("index after the upgrade: %s, want %s", def, want)
 	}
 }
+
+// A database from before migration 90, with events and deliveries, keeps
+// every row through it, and then takes results-updated events; the
+// file's integrity and foreign keys check out.
+func TestUpgradeLetsResultsUpdatedInAndKeepsEveryRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pads.db")
+	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
+	s, err := sqlite.Open(ctx, path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := storetest.BeforeResultsUpdated(t, s)
+	s.Close()
+
+	// Put the schema back as migration 81 left it.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`PRAGMA writable_schema = ON;
+		UPDATE sqlite_schema SET sql = replace(sql, ', ''results-updated''))', '))') WHERE name IN ('events', 'deliveries');
+		PRAGMA writable_schema = RESET;
+		DELETE FROM schema_migrations WHERE version = 90`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE events SET data_type = 'results-updated'`); err == nil {
+		t.Fatal("the old schema took results-updated")
+	}
+	// db's one connection stays open across the upgrade: a connection
+	// that read the old schema must read the new one after it.
+
+	s, err = sqlite.Open(ctx, path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check(t, s)
+	if _, err := db.Exec(`UPDATE events SET data_type = data_type WHERE data_type = 'results-updated'`); err != nil {
+		t.Fatalf("a connection open before the upgrade still reads the old CHECK: %v", err)
+	}
+	var integrity string
+	var fkProblems int
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+		t.Fatalf("integrity_check: %q, %v", integrity, err)
+	}
+	if err := db.QueryRow("SELECT count(*) FROM pragma_foreign_key_check").Scan(&fkProblems); err != nil || fkProblems != 0 {
+		t.Fatalf("foreign_key_check: %d, %v", fkProblems, err)
+	}
+}

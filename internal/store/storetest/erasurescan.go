@@ -53,6 +53,8 @@ func ErasureLeavesNoBytes(t *testing.T, s store.Store, raw Raw, cleanup func(), 
 	}
 	completed(t, h, uuidB, "bob@example.com")
 	finishAll(t, h, time.Now().Add(time.Second), store.Delivered)
+	commitUpdate(t, h.Store, uuidA, time.Now().UTC()) // a results-updated event: its snapshot and answer go too
+	finishAll(t, h, time.Now().Add(time.Second), store.Delivered)
 	erased = append(erased, capture(raw, uuidA)...)
 	kept := capture(raw, uuidB)
 	if len(erased) < 8 || len(kept) < 4 {

@@ -1,0 +1,166 @@
+package save_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/pads-dev/pads/internal/config"
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/save"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// updatesConfig has one client of full results with an EHR that takes
+// results-updated, a CRM of identity data, and a second EHR that does not
+// take updates.
+const updatesConfig = `
+clients:
+  - id: acme
+    apiKeys: [{key: acme-test-key-0123456789}]
+    subscription: full
+    funnels: [{id: acme-main}]
+    destinations:
+      - {id: ehr, type: webhook, url: "https://ehr.acme.example/hook", events: [sensitive, results-updated]}
+      - {id: crm, type: webhook, url: "https://crm.acme.example/hook", events: [non-sensitive]}
+      - {id: lab, type: webhook, url: "https://lab.acme.example/hook", events: [sensitive]}
+`
+
+// deliveredStore is a fakeStore that knows which destinations received
+// the record's results, and counts how often a save asked.
+type deliveredStore struct {
+	*fakeStore
+	delivered map[string]string
+	asked     int
+}
+
+func (d *deliveredStore) DeliveredResults(ctx context.Context, key record.Key) (map[string]string, error) {
+	d.asked++
+	return d.delivered, nil
+}
+
+type snapshotted struct {
+	dt      record.DataType
+	updates map[string]string
+}
+
+// updatesService saves into st with the config above, and records what
+// it snapshots and the clients its red flags are counted for.
+func updatesService(t *testing.T, st *deliveredStore) (*save.Service, *[]snapshotted, *[]string) {
+	t.Helper()
+	cfg, err := config.Parse([]byte(updatesConfig), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []snapshotted
+	var flags []string
+	snap := func(dt record.DataType, rec record.Record, updates map[string]string) ([]byte, string, error) {
+		snaps = append(snaps, snapshotted{dt, updates})
+		return []byte(`{}`), "test-model", nil
+	}
+	s := save.New(save.Deps{Store: st, Config: func() *config.Config { return cfg }, Snapshot: snap,
+		RedFlag: func(client string) { flags = append(flags, client) }})
+	return s, &snaps, &flags
+}
+
+// healthy are the measurements of a completed assessment of an adult.
+func healthy() record.Fields {
+	return record.Fields{Age: new(40.0), BiologicalSex: new("female"), HeartRateBpm: new(72.0), SystolicBloodPressureMmhg: new(118.0),
+		DiastolicBloodPressureMmhg: new(76.0), BreathingRateBpm: new(14.0), Oxygen: new(98.0), HeartRateVariabilityMs: new(45.0),
+		FormCompleted: new(true), AssessmentCompleted: new(true)}
+}
+
+func TestALaterSaveThatChangesDeliveredResultsRaisesResultsUpdated(t *testing.T) {
+	t.Parallel()
+	delivered := map[string]string{"ehr": "msg_ehr", "lab": "msg_lab"}
+	tests := []struct {
+		name      string
+		first     bool // the save completes the assessment
+		delivered map[string]string
+		change    record.Fields
+		// raised: a results-updated event; to: its destinations; asked:
+		// the save read which destinations received the results.
+		raised, redFlag, asked bool
+		to                     []string
+	}{
+		{name: "the first completion raises the sensitive event only", first: true, delivered: delivered, change: healthy()},
+		{name: "a later save that changes nothing", delivered: delivered, change: record.Fields{FirstName: new("Ada"), HeartRateBpm: new(72.0)}},
+		{name: "a new red flag after delivery", delivered: delivered, change: record.Fields{HeartRateBpm: new(150.0)},
+			raised: true, redFlag: true, asked: true, to: []string{"ehr"}},
+		{name: "a changed score without a red flag", delivered: delivered, change: record.Fields{SystolicBloodPressureMmhg: new(135.0)},
+			raised: true, asked: true, to: []string{"ehr"}},
+		{name: "a change before any delivery", delivered: map[string]string{}, change: record.Fields{HeartRateBpm: new(150.0)}, asked: true},
+		{name: "results reached only a destination without updates", delivered: map[string]string{"lab": "msg_lab"},
+			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := &deliveredStore{fakeStore: &fakeStore{}, delivered: tt.delivered}
+			s, snaps, flags := updatesService(t, st)
+			ctx := context.Background()
+			if !tt.first {
+				if _, err := s.Save(ctx, "acme", request("acme-main", healthy())); err != nil {
+					t.Fatal(err)
+				}
+				*snaps = nil
+			}
+			res, err := s.Save(ctx, "acme", request("acme-main", tt.change))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := st.commits[len(st.commits)-1]
+			var update *store.NewEvent
+			for i, e := range c.Events {
+				if e.DataType == record.ResultsUpdated {
+					update = &c.Events[i]
+				}
+			}
+			if got := slices.Contains(res.Raised, record.ResultsUpdated); got != tt.raised || (update != nil) != tt.raised {
+				t.Fatalf("raised %v, events %+v; want results-updated %v", res.Raised, c.Events, tt.raised)
+			}
+			if tt.first && !slices.Equal(res.Raised, []record.DataType{record.NonSensitive, record.Sensitive}) {
+				t.Fatalf("the first completion raised %v", res.Raised)
+			}
+			if (st.asked > 0) != tt.asked {
+				t.Fatalf("asked the store %d times, want a read %v", st.asked, tt.asked)
+			}
+			if (len(*flags) > 0) != tt.redFlag || tt.redFlag && !slices.Equal(*flags, []string{"acme"}) {
+				t.Fatalf("red flags counted for %v, want %v", *flags, tt.redFlag)
+			}
+			if !tt.raised {
+				return
+			}
+			if !slices.Equal(update.Destinations, tt.to) || update.Model != "test-model" || !update.Snapshot {
+				t.Fatalf("results-updated event %+v, want destinations %v", update, tt.to)
+			}
+			want := map[string]string{}
+			for _, id := range tt.to {
+				want[id] = tt.delivered[id]
+			}
+			last := (*snaps)[len(*snaps)-1]
+			if last.dt != record.ResultsUpdated || !maps.Equal(last.updates, want) {
+				t.Fatalf("snapshot %+v, want the message ids %v", last, want)
+			}
+		})
+	}
+}
+
+// A client without full results never raises results-updated, and the
+// save reads nothing more for it.
+func TestAClientWithoutResultsNeverReadsDeliveredResults(t *testing.T) {
+	t.Parallel()
+	st := &deliveredStore{fakeStore: &fakeStore{}, delivered: map[string]string{"x": "msg_x"}}
+	s := service(t, st, nil)
+	for range 2 {
+		f := healthy()
+		f.HeartRateBpm = new(60.0 + float64(len(st.commits))*80)
+		if _, err := s.Save(context.Background(), "globex", request("globex-main", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.asked != 0 {
+		t.Fatalf("asked %d times", st.asked)
+	}
+}

@@ -1,0 +1,70 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// BeforeResultsUpdated fills s (a store at the current version) with what
+// a database from before results-updated holds: a record of acme whose
+// form and assessment raised both events, with their deliveries to d1 and
+// d2, some delivered. The driver's test then puts the database back as it
+// was before the migration that lets results-updated in, reopens it, and
+// calls the check it returns on the reopened store: every event and
+// delivery is still there as it was, and a results-updated event commits.
+func BeforeResultsUpdated(t *testing.T, s store.Store) (check func(t *testing.T, s store.Store)) {
+	t.Helper()
+	ctx := context.Background()
+	h := &harness{Store: s, saves: Saves(t, s)}
+	h.save(t, "acme", req("acme", uuidA, "ada@example.com", record.Fields{FormCompleted: new(true), AssessmentCompleted: new(true),
+		HeartRateBpm: new(72.0)}))
+	for range 2 { // identity, then results (per-record order)
+		for _, c := range claim(t, s, "p1", time.Now().Add(time.Second)) {
+			finish(t, s, c, "p1", store.Delivered, time.Time{})
+		}
+	}
+	before, err := s.Deliveries(ctx, store.DeliveryFilter{ClientID: "acme"})
+	if err != nil || len(before) != 4 {
+		t.Fatalf("deliveries before the upgrade: %d, %v", len(before), err)
+	}
+	return func(t *testing.T, s store.Store) {
+		t.Helper()
+		after, err := s.Deliveries(ctx, store.DeliveryFilter{ClientID: "acme"})
+		if err != nil || !slices.EqualFunc(before, after, func(a, b store.Delivery) bool {
+			return a.ID == b.ID && a.MessageID == b.MessageID && a.DataType == b.DataType && a.State == b.State && a.EventID == b.EventID
+		}) {
+			t.Fatalf("deliveries after the upgrade %+v, %v; want %+v", after, err, before)
+		}
+		key := record.Key{ClientID: "acme", PatientUUID: uuidA, AssessmentType: "faceScan"}
+		if got, err := s.DeliveredResults(ctx, key); err != nil || len(got) == 0 {
+			t.Fatalf("DeliveredResults after the upgrade = %v, %v", got, err)
+		}
+		commitUpdate(t, s, uuidA, time.Now().UTC())
+	}
+}
+
+// commitUpdate commits a results-updated event of acme's record uuid, at
+// at, to d1, with a snapshot that names the patient (so that a scan of
+// the files would find it unsealed).
+func commitUpdate(t *testing.T, s store.Store, uuid string, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	lookup := store.Lookup{ClientID: "acme", AssessmentType: "faceScan", PatientUUID: uuid}
+	prev, err := s.Find(ctx, lookup)
+	if err != nil || prev == nil {
+		t.Fatalf("Find = %v, %v", prev, err)
+	}
+	rec := prev.Record
+	rec.UpdatedAt = at
+	snap := `{"v":1,"record":{"uuid":"` + uuid + `","heartRateBpm":150},"updates":{"d1":"msg_0123456789abcdef0123456789abcdef"}}`
+	done, err := s.Commit(ctx, store.Commit{Lookup: lookup, Previous: prev, Record: rec, Events: []store.NewEvent{{
+		DataType: record.ResultsUpdated, Model: "m", Payload: []byte(snap), Snapshot: true, Destinations: []string{"d1"}}}})
+	if err != nil || done.Deliveries != 1 {
+		t.Fatalf("commit of a results-updated event: %+v, %v", done, err)
+	}
+}
