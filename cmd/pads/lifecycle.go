@@ -58,29 +58,31 @@ func patientOperator(ctx context.Context, configPath string, getenv func(string)
 // audit references' keys, and the clients of the config in force.
 func patientsOf(keys *seal.Keyring, current func() *config.Config) operator.Patients {
 	return operator.Patients{Keys: keys, Known: func(id string) bool { return current().Client(id) != nil },
-		Route: func(clientID, destination string) ([]string, bool) { return route(current(), clientID, destination) }}
+		Route: func(clientID, destination string) ([]string, []string, bool) {
+			return route(current(), clientID, destination)
+		}}
 }
 
 // route returns the funnels of the client whose environment is that of
-// its destination, and whether the config has that destination.
-func route(cfg *config.Config, clientID, destination string) ([]string, bool) {
+// its destination, the events the destination takes, and whether the
+// config has that destination.
+func route(cfg *config.Config, clientID, destination string) (funnels, events []string, ok bool) {
 	cl := cfg.Client(clientID)
 	if cl == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	for _, d := range cl.Destinations {
 		if d.ID != destination {
 			continue
 		}
-		var funnels []string
 		for _, f := range cl.Funnels {
 			if f.Environment == d.Environment {
 				funnels = append(funnels, f.ID)
 			}
 		}
-		return funnels, true
+		return funnels, d.Events, true
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // erase runs pads records erase --client ID (--patient UUID | --email EMAIL).

@@ -241,12 +241,12 @@ func (l *listener) print(h http.Header, body []byte, outcome string) {
 }
 
 // summary is one line a clinic reads first: which event, which patient,
-// and, once measured, the headline results.
+// and, for new results (results-updated), the message they replace.
 func summary(h http.Header, body []byte) string {
 	var v struct {
-		UUID           string
-		AssessmentType string `json:"assessmentType"`
-		Results        map[string]any
+		UUID             string
+		AssessmentType   string `json:"assessmentType"`
+		UpdatesMessageID string `json:"updatesMessageId"`
 	}
 	json.Unmarshal(body, &v)
 	parts := []string{}
@@ -258,6 +258,9 @@ func summary(h http.Header, body []byte) string {
 	}
 	if v.AssessmentType != "" {
 		parts = append(parts, v.AssessmentType)
+	}
+	if v.UpdatesMessageID != "" {
+		parts = append(parts, "updates "+v.UpdatesMessageID)
 	}
 	if strings.Contains(h.Get("Content-Type"), "fhir") {
 		parts = append(parts, "FHIR R4 Bundle")

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,10 +43,12 @@ func TestALaterRedFlagReachesTheDestinationsThatTakeUpdates(t *testing.T) {
 		tok := s.token("acme", acmeKey, "storage")
 		// An adult (an unknown age withholds every result, which then never
 		// change); no destination takes identity data.
-		if r := s.save(tok, "non-sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com",
-			"firstName":"Ada","age":40,"formCompleted":true}`); r.status != 201 {
-			t.Fatalf("form: %d %s", r.status, r.raw)
+		form := s.save(tok, "non-sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com",
+			"firstName":"Ada","age":40,"formCompleted":true}`)
+		if form.status != 201 {
+			t.Fatalf("form: %d %s", form.status, form.raw)
 		}
+		uuid := form.body["patientUUID"].(string)
 		if r := s.save(tok, "sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com",
 			"heartRateBpm":62,"systolicBloodPressureMmhg":118,"diastolicBloodPressureMmhg":76,"oxygen":98,"breathingRateBpm":14,
 			"rmssd":45,"assessmentCompleted":true}`); r.status != 200 {
@@ -98,6 +101,11 @@ func TestALaterRedFlagReachesTheDestinationsThatTakeUpdates(t *testing.T) {
 		if strings.Contains(regexp.MustCompile(`(?m)^.*results-updated.*$`).FindString(list), " lab ") {
 			t.Fatalf("lab got an update:\n%s", list)
 		}
+		// Delivering the patient to lab again sends only what lab takes:
+		// it has the results, and never gets the update.
+		if out := cli(t, "deliveries", "replay", "--client", "acme", "--patient", uuid, "--destination", "lab", "--config", path); !strings.Contains(out, "0 enqueued for lab") {
+			t.Fatalf("deliver the patient to lab: %s", out)
+		}
 		if got := len(lab.all()); got != 1 {
 			t.Fatalf("lab received %d deliveries, want only the results", got)
 		}
@@ -129,4 +137,16 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// pads listen's first line of a delivery names the event and, for new
+// results, the message they replace.
+func TestListenSaysWhichMessageAnUpdateReplaces(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"X-Pads-Event": {"results-updated"}}
+	body := `{"uuid":"0193a1b2-0000-7000-8000-000000000001","assessmentType":"faceScan","updatesMessageId":"msg_0123456789abcdef0123456789abcdef"}`
+	want := "event results-updated  patient 0193a1b2-0000-7000-8000-000000000001  faceScan  updates msg_0123456789abcdef0123456789abcdef"
+	if got := summary(h, []byte(body)); got != want {
+		t.Fatalf("summary = %q, want %q", got, want)
+	}
 }

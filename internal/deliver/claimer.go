@@ -117,7 +117,9 @@ const maxWindow = 8
 type work struct {
 	store.Claimed
 	owner string
-	since time.Time // when it was claimed: its wait in line counts as due
+	// due is when it became due (store.Claimed.DueAt, or its claim if the
+	// store does not know): its wait in line counts as due from then.
+	due time.Time
 }
 
 func newClaimer(outbox store.Outbox, log *slog.Logger, opts Options, l *leases, hard context.Context) *claimer {
@@ -392,7 +394,7 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now t
 			overflow = append(overflow, cl.ID)
 			continue
 		}
-		l.queue = append(l.queue, work{cl, owner, now})
+		l.queue = append(l.queue, work{cl, owner, dueSince(cl, now)})
 		load[cl.Key.ClientID]++
 		c.mine[cl.ID] = true
 		c.queued++
@@ -529,18 +531,29 @@ func (c *claimer) startLocked() {
 	}
 }
 
-// oldestQueued is how long the delivery that has waited longest in line,
-// claimed but not started, has waited (0: none waits).
+// oldestQueued is how long the delivery waiting in line, claimed but not
+// started, that became due first has been due (0: none waits). A line
+// holds its deliveries in claim order, which need not be due order (one
+// released and claimed again keeps its due time), so each is looked at.
 func (c *claimer) oldestQueued(now time.Time) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var oldest time.Duration
 	for _, l := range c.lanes {
-		if len(l.queue) > 0 {
-			oldest = max(oldest, now.Sub(l.queue[0].since))
+		for _, w := range l.queue {
+			oldest = max(oldest, now.Sub(w.due))
 		}
 	}
 	return oldest
+}
+
+// dueSince is when cl became due: as the store kept it, or at the claim
+// (now) if it did not.
+func dueSince(cl store.Claimed, now time.Time) time.Time {
+	if cl.DueAt.IsZero() || cl.DueAt.After(now) {
+		return now
+	}
+	return cl.DueAt
 }
 
 // free gives back a slot of destination's line and starts what waits.

@@ -162,10 +162,11 @@ func NewDispatcher(outbox store.Outbox, resolve Resolver, senders map[string]Sen
 // blocks.
 func (d *Dispatcher) Notify(destinations ...store.DestinationRef) { d.claims.hint(destinations...) }
 
-// OldestWaiting is how long the delivery that has waited longest in this
-// process's lines, claimed but not started, has waited since its claim (0:
-// none waits). The store's oldest due delivery does not see those: a
-// claim moves their next attempt to their lease's end.
+// OldestWaiting is how long the delivery waiting in this process's lines,
+// claimed but not started, that became due first has been due (0: none
+// waits), counted from when it became due, not from its claim. The
+// store's oldest due delivery does not see those: a claim moves their
+// next attempt to their lease's end.
 func (d *Dispatcher) OldestWaiting() time.Duration { return d.claims.oldestQueued(d.claims.opts.Now()) }
 
 // Start runs the dispatcher until Stop.

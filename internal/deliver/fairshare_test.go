@@ -106,3 +106,35 @@ func TestManyHangingDestinationsLeaveRoomForOthers(t *testing.T) {
 		})
 	}
 }
+
+// A delivery claimed and waiting in line counts in OldestWaiting from
+// when it became due, not from its claim: deliveries due for a minute
+// before pads claimed them (pads was down, or their destination's line
+// was full) have waited a minute, not the moment since the claim.
+func TestAWaitingDeliveryCountsFromWhenItBecameDue(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		o := newMemOutbox()
+		hangs := make(chan struct{})
+		s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+			select {
+			case <-hangs:
+			case <-ctx.Done():
+			}
+			return deliver.Result{StatusCode: 200}
+		})
+		for range 10 {
+			o.add("slow")
+		}
+		advance(time.Minute) // due all along, not claimed yet
+		d := deliver.NewDispatcher(o, anyResolver, map[string]deliver.Sender{"webhook": s}, slog.New(slog.DiscardHandler), noObserver{},
+			deliver.Options{Workers: 8, PerDestination: 2, PerClient: 2, Jitter: func() float64 { return 0 }})
+		d.Start()
+		advance(time.Second)
+		if waited := d.OldestWaiting(); waited < time.Minute+time.Second {
+			t.Errorf("OldestWaiting = %v, want at least 1m1s: the deliveries in line were due a minute before their claim", waited)
+		}
+		close(hangs)
+		d.Stop(context.Background())
+	})
+}

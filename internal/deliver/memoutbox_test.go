@@ -99,7 +99,9 @@ func (o *memOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]store.
 			continue
 		}
 		d.owner, d.leaseUntil = req.Owner, req.LeaseUntil
-		out = append(out, d.Claimed)
+		c := d.Claimed
+		c.DueAt = d.NextAt // memOutbox keeps NextAt: it is when the delivery became due
+		out = append(out, c)
 		ids = append(ids, d.ID)
 	}
 	o.claims = append(o.claims, memClaim{owner: req.Owner, at: req.Now, ids: ids})

@@ -35,9 +35,9 @@ type Patients struct {
 	// Known reports whether a client is in the config in force.
 	Known func(clientID string) bool
 	// Route returns the client's funnels of the environment of its
-	// destination id, and whether the config in force has that
-	// destination (DeliverPatient).
-	Route func(clientID, destination string) (funnels []string, ok bool)
+	// destination id, the events that destination takes, and whether the
+	// config in force has that destination (DeliverPatient).
+	Route func(clientID, destination string) (funnels, events []string, ok bool)
 }
 
 // WithPatients returns the service able to erase and export patients.

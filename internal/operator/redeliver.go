@@ -43,7 +43,7 @@ func (s *Service) DeliverPatient(ctx context.Context, actor string, d PatientDel
 	if s.patients.Route == nil {
 		return store.Redelivered{}, errors.New("this process cannot deliver a patient's results")
 	}
-	funnels, ok := s.patients.Route(p.ClientID, d.Destination)
+	funnels, events, ok := s.patients.Route(p.ClientID, d.Destination)
 	if !ok {
 		return store.Redelivered{}, ErrNoDestination
 	}
@@ -56,7 +56,7 @@ func (s *Service) DeliverPatient(ctx context.Context, actor string, d PatientDel
 		return store.Redelivered{}, err
 	}
 	n, err := rd.DeliverPatient(ctx, store.PatientDelivery{ClientID: p.ClientID, PatientUUID: p.PatientUUID,
-		AssessmentType: d.AssessmentType, Destination: d.Destination, Funnels: funnels, Now: s.now().UTC()})
+		AssessmentType: d.AssessmentType, Destination: d.Destination, Funnels: funnels, Events: events, Now: s.now().UTC()})
 	if err == nil && n.Enqueued > 0 && s.wake != nil {
 		s.wake()
 	}

@@ -122,6 +122,9 @@ type Claimed struct {
 	// key was retired before the event was resealed). Payload and FHIR are
 	// nil; the delivery cannot be sent.
 	Unreadable bool
+	// DueAt is when the delivery became due: the claim moved NextAt to
+	// its lease's end. Zero if the store does not know.
+	DueAt time.Time
 }
 
 // ClaimRequest asks for due deliveries.

@@ -29,7 +29,12 @@ type PatientDelivery struct {
 	// only their events go there (a staging record never goes to a
 	// production destination).
 	Funnels []string
-	Now     time.Time
+	// Events are the event types the destination takes (its
+	// destinations[].events): only events of those types go, so a
+	// destination gets no results-updated event it did not ask for.
+	// Empty: every type.
+	Events []string
+	Now    time.Time
 }
 
 // Redelivered says what DeliverPatient found and did.

@@ -24,13 +24,18 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	return o.claimed, nil
 }
 
-// claim runs the claim in t. Sorts go off for the claim, and on again for
-// the batch's other work (see qClaimLimit): the three statements go in
-// one round trip.
+// claim runs the claim in t: qClaimLimit, or qClaimSkipping when it
+// skips destinations, so that their backlog costs it nothing. Sorts go
+// off for the claim, and on again for the batch's other work (see
+// qClaimLimit): the three statements go in one round trip.
 func claim(ctx context.Context, t pgx.Tx, req *store.ClaimRequest) ([]store.Claimed, error) {
 	b := &pgx.Batch{}
 	b.Queue(sortless)
-	b.Queue(claimQuery(req.Limit), req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered))
+	q := claimQuery(req.Limit)
+	if len(req.Skip) > 0 {
+		q = claimSkippingQuery(req.Limit)
+	}
+	b.Queue(q, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered))
 	b.Queue(sorting)
 	br := t.SendBatch(ctx, b)
 	defer br.Close()
@@ -184,10 +189,23 @@ func claimQuery(limit int) string {
 	return fmt.Sprintf(qClaimLimit, limit)
 }
 
-var claimQueries = func() []string {
+// claimSkippingQuery is claimQuery's statement for a claim that skips
+// destinations (qClaimSkipping).
+func claimSkippingQuery(limit int) string {
+	limit = max(limit, 1)
+	if limit < len(claimSkippingQueries) {
+		return claimSkippingQueries[limit]
+	}
+	return fmt.Sprintf(qClaimSkipping, limit)
+}
+
+var claimQueries, claimSkippingQueries = claimStatements(qClaimLimit), claimStatements(qClaimSkipping)
+
+// claimStatements writes q's statement for each limit from 1 to 64.
+func claimStatements(q string) []string {
 	qs := make([]string, 65)
 	for n := 1; n < len(qs); n++ {
-		qs[n] = fmt.Sprintf(qClaimLimit, n)
+		qs[n] = fmt.Sprintf(q, n)
 	}
 	return qs
-}()
+}

@@ -65,6 +65,7 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 		{"commit: update", qUpdateRecord, "'acme-main', decode(md5('e2'), 'hex'), '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1, false},
 		{"commit: update keeping the email", qRewriteRecord, "'acme-main', '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1, false},
 		{"claim ten", claimQuery(10), "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[]", 50, true},
+		{"claim ten, skipping", claimSkippingQuery(10), "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[]", 80, true},
 		{"next due", qNextDue, "5e18::bigint", 1, true},
 		{"finish", qFinish, "'delivered', 1, 0, 3, NULL, 100, 'p', 1", 1, false},
 	}
@@ -123,7 +124,7 @@ func fill(t *testing.T, conn *pgx.Conn) {
 			CASE WHEN id % 100 = 1 THEN 9e18::bigint ELSE id END, id, id, CASE WHEN id = 100 THEN 'p' END FROM events`)
 }
 
-func exec(t *testing.T, conn *pgx.Conn, sql string) {
+func exec(t testing.TB, conn *pgx.Conn, sql string) {
 	t.Helper()
 	if _, err := conn.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)

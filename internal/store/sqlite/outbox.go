@@ -23,11 +23,12 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 
 // claim leases due deliveries. next_at moves to the lease's end:
 // due-scans skip deliveries in flight, and a dead claimer's deliveries
-// fall due when its lease ends. A delivery whose record has an earlier
+// fall due when its lease ends; due_at keeps when it was due (see
+// migration 0110). A delivery whose record has an earlier
 // delivery pending to the same destination waits for it (per-record
 // order), unless the destination is unordered.
 func (t *tx) claim(ctx context.Context, req *store.ClaimRequest) ([]store.Claimed, error) {
-	q := `UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_at = ? WHERE id IN (
+	q := `UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_at = ?, due_at = coalesce(due_at, nullif(next_at, 0), created_at) WHERE id IN (
 		SELECT c.id FROM deliveries c WHERE c.state = 'pending' AND c.next_at <= ? AND (c.lease_until IS NULL OR c.lease_until <= ?)`
 	args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
 	if len(req.Skip) > 0 {

@@ -67,7 +67,7 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 		{&t.attempt, `INSERT INTO attempts (delivery_id, series, number, owner, started_at, duration_ns,
 			status_code, error_class, response) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
 			WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = ?1)`},
-		{&t.finishDelivery, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_owner = NULL,
+		{&t.finishDelivery, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, due_at = NULL, lease_owner = NULL,
 			lease_until = NULL, updated_at = ?, last_error = ? WHERE id = ? AND lease_owner = ? AND series = ?`},
 		{&t.delivery, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 			next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`},

@@ -28,6 +28,12 @@ func (s *Shared) DeliverPatient(ctx context.Context, r store.PatientDelivery) (s
 	if r.AssessmentType != "" {
 		q, args = q+" AND r.assessment_type = ?", append(args, r.AssessmentType)
 	}
+	if len(r.Events) > 0 {
+		q += " AND e.data_type IN (?" + strings.Repeat(", ?", len(r.Events)-1) + ")"
+		for _, e := range r.Events {
+			args = append(args, e)
+		}
+	}
 	rows, err := s.db.Query(ctx, q+" ORDER BY e.id", args...)
 	if err != nil {
 		return out, fmt.Errorf("deliver patient: %w", err)

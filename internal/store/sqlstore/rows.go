@@ -72,7 +72,7 @@ const (
 	d.destination, d.data_type, e.model, d.state, d.series, d.attempts, d.next_at, d.created_at, d.updated_at, coalesce(d.last_error, '')`
 	DeliveryFrom = " FROM deliveries d JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id"
 	// ClaimedBodies are the columns ScanClaimed reads after DeliveryColumns.
-	ClaimedBodies = ", e.payload, e.fhir, e.snapshot"
+	ClaimedBodies = ", e.payload, e.fhir, e.snapshot, coalesce(d.due_at, 0)"
 
 	// listDeliveries takes state, state, client, client, limit; "" selects all.
 	listDeliveries = "SELECT " + DeliveryColumns + DeliveryFrom +
@@ -121,11 +121,15 @@ func scanDelivery(sc Scanner, extra ...any) (store.Delivery, error) {
 func scanDeliveryRow(sc Scanner) (store.Delivery, error) { return scanDelivery(sc) }
 
 // ScanClaimed reads a claimed delivery's columns, then its sealed payload
-// (or snapshot) and FHIR Bundle (ClaimedBodies).
+// (or snapshot), FHIR Bundle and due time (ClaimedBodies).
 func ScanClaimed(sc Scanner) (store.Claimed, error) {
 	var c store.Claimed
-	d, err := scanDelivery(sc, &c.Payload, &c.FHIR, &c.Snapshot)
+	var due int64
+	d, err := scanDelivery(sc, &c.Payload, &c.FHIR, &c.Snapshot, &due)
 	c.Delivery = d
+	if due > 0 {
+		c.DueAt = time.Unix(0, due).UTC()
+	}
 	return c, err
 }
 

@@ -73,7 +73,7 @@ func (s *Shared) Delivery(ctx context.Context, id int64) (store.Delivery, []stor
 // Replay makes failed (or, by id, any finished) deliveries pending again
 // as a new series.
 func (s *Shared) Replay(ctx context.Context, r store.ReplayRequest) (int, error) {
-	q := `UPDATE deliveries SET state = 'pending', series = series + 1, attempts = 0, next_at = ?, lease_owner = NULL,
+	q := `UPDATE deliveries SET state = 'pending', series = series + 1, attempts = 0, next_at = ?, due_at = NULL, lease_owner = NULL,
 		lease_until = NULL, updated_at = ? WHERE `
 	args := []any{r.Now.UnixNano(), r.Now.UnixNano()}
 	if r.ID != 0 {
@@ -136,17 +136,20 @@ func (s *Shared) Release(ctx context.Context, owner string, ids []int64) error {
 	return nil
 }
 
-// OutboxStats counts pending and failed deliveries, at now. A delivery
-// released unattempted (next_at 0: due first) counts as due since it was
-// created; its due time before the claim is not kept.
+// OutboxStats counts pending and failed deliveries, at now. A due
+// delivery counts from when it became due: one claimed before, released
+// (next_at 0: due first) or whose lease ran out, from the due time its
+// claim kept (due_at); one released before due_at was kept, from its
+// creation. The deliveries claimed and not yet tried are the
+// dispatcher's to count (Dispatcher.OldestWaiting).
 func (s *Shared) OutboxStats(ctx context.Context, now time.Time) (store.OutboxStats, error) {
 	var st store.OutboxStats
 	var oldest, released sql.NullInt64
 	err := s.db.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM deliveries WHERE state = 'pending'),
 		(SELECT count(*) FROM deliveries WHERE state = 'failed'),
-		(SELECT min(next_at) FROM deliveries WHERE state = 'pending' AND next_at > 0 AND next_at <= ?),
-		(SELECT min(created_at) FROM deliveries WHERE state = 'pending' AND next_at = 0)`, now.UnixNano()).Scan(&st.Pending, &st.Failed, &oldest, &released)
+		(SELECT min(coalesce(due_at, next_at)) FROM deliveries WHERE state = 'pending' AND next_at > 0 AND next_at <= ?),
+		(SELECT min(coalesce(due_at, created_at)) FROM deliveries WHERE state = 'pending' AND next_at = 0)`, now.UnixNano()).Scan(&st.Pending, &st.Failed, &oldest, &released)
 	if err != nil {
 		return st, fmt.Errorf("outbox stats: %w", err)
 	}

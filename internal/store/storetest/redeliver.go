@@ -16,7 +16,8 @@ var redeliverTests = []test{
 
 // testDeliverPatient: initech has no destination; its record's events are
 // kept, and DeliverPatient enqueues one delivery per event to a
-// destination named later, in event order; again, it enqueues nothing.
+// destination named later, in event order; again, it enqueues nothing; to
+// a destination that takes some event types, only events of those.
 func testDeliverPatient(t *testing.T, o Opener) {
 	h := open(t, o)
 	rd, ok := h.Store.(store.Redeliverer)
@@ -40,6 +41,11 @@ func testDeliverPatient(t *testing.T, o Opener) {
 	}
 	if got, err := rd.DeliverPatient(ctx, r); err != nil || got != (store.Redelivered{Events: 2, Already: 2}) {
 		t.Fatalf("again: %+v, %v; want nothing more", got, err)
+	}
+	crm := r
+	crm.Destination, crm.Events = "crm", []string{string(record.NonSensitive)} // takes identity data only
+	if got, err := rd.DeliverPatient(ctx, crm); err != nil || got != (store.Redelivered{Events: 1, Enqueued: 1}) {
+		t.Fatalf("to a destination of identity data only: %+v, %v; want the non-sensitive event only", got, err)
 	}
 	other := r
 	other.Funnels = []string{"initech-staging"} // another environment's funnels

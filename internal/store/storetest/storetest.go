@@ -34,7 +34,7 @@ type test struct {
 
 // Run runs the whole suite.
 func Run(t *testing.T, newDB NewDatabase) {
-	for _, tt := range slices.Concat(recordTests, commitTests, outboxTests, consoleTests, fhirTests, snapshotTests, revocationTests, lifecycleTests, redeliverTests, pauseTests, updateTests) {
+	for _, tt := range slices.Concat(recordTests, commitTests, outboxTests, claimSkipTests, consoleTests, fhirTests, snapshotTests, revocationTests, lifecycleTests, redeliverTests, pauseTests, updateTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, newDB(t))
