@@ -8,10 +8,13 @@
 -- (https://sqlite.org/lang_altertable.html#otheralter): every stored row
 -- still passes, the file's format does not change, and no index, trigger
 -- or foreign key is touched. RESET makes this connection read the new
--- schema and moves schema_version on, so every other connection does too.
+-- schema; the table made and dropped moves the schema cookie on, so every
+-- other connection to the file reads it again too (RESET alone does not).
 PRAGMA writable_schema = ON;
 UPDATE sqlite_schema
     SET sql = replace(sql, 'CHECK (data_type IN (''non-sensitive'', ''sensitive''))',
                            'CHECK (data_type IN (''non-sensitive'', ''sensitive'', ''results-updated''))')
     WHERE type = 'table' AND name IN ('events', 'deliveries');
 PRAGMA writable_schema = RESET;
+CREATE TABLE migration_0090_schema_cookie (x INTEGER);
+DROP TABLE migration_0090_schema_cookie;
