@@ -67,9 +67,9 @@ type claimer struct {
 	// byClient counts the attempts in flight per client.
 	byClient map[string]int
 	// Why the claimer was woken: work for these destinations, or anything
-	// (a refill, the poll, a replay). A claim that must skip full lines
-	// walks the whole due queue, so saves for full lines alone do not
-	// trigger one.
+	// (a refill, the poll, a replay). A claim for full lines only would
+	// find nothing it may take (it skips them), so saves for full lines
+	// alone do not trigger one.
 	hinted  map[store.DestinationRef]bool
 	anyWork bool
 	// wanted are the destinations hinted when the current rounds began:
@@ -338,7 +338,8 @@ func (c *claimer) round() (more, saturated bool) {
 	// Claim again at once only if a line this claim served has room left,
 	// or a destination this claim was woken for has not been reached: when
 	// the claim filled every line it served, another would have to skip
-	// them, walking all their due deliveries. Work for other destinations
+	// them (a step per destination with pending deliveries in the store,
+	// for little). Work for other destinations
 	// is claimed when a line drains (the refill claims in due order across
 	// destinations), on their saves' wake-ups, or on the poll.
 	return len(claimed) == limit && len(overflow) < len(claimed) && (roomLeft || c.wantsMore()), false
@@ -347,7 +348,7 @@ func (c *claimer) round() (more, saturated bool) {
 // wantsMore reports whether a destination the rounds were woken for has
 // not been reached yet (nothing of it claimed here). Once it has a line,
 // it is reached: its line refills as it drains, and more rounds would
-// only walk, and churn, the other lines' backlogs.
+// only churn the other lines (claim and release what does not fit).
 func (c *claimer) wantsMore() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
