@@ -158,10 +158,11 @@ const (
 	// within a transaction, around the claim and qNextDue: a plan that
 	// would sort costs more than any other, so the ordered walks of the
 	// pending deliveries' indexes are taken.
-	// JIT compilation goes off with the sorts (see qClaimSkipping), and
-	// back to the server's setting with them.
+	// JIT compilation goes off with the sorts (see qClaimSkipping) and
+	// stays off for the rest of the transaction: it changes no plan, and
+	// the batch's other statements cost far too little to be compiled.
 	sortless = "SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"
-	sorting  = "SELECT set_config('enable_sort', 'on', true), set_config('jit', (SELECT reset_val FROM pg_settings WHERE name = 'jit'), true)"
+	sorting  = "SET LOCAL enable_sort = on"
 	// qInsertAttempt records an attempt while its delivery is there: an
 	// erasure removes it, and FOR SHARE waits for an erasure under way
 	// (which locks its deliveries first), so no attempt is recorded of an
