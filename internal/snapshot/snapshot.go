@@ -118,6 +118,19 @@ func Body(format string, dt record.DataType, snap []byte, destination string) ([
 	return nil, fmt.Errorf("%w %q", ErrFormat, format)
 }
 
+// Updates returns the message id a results-updated snapshot names for the
+// destination of id destination: the delivery whose results it replaces;
+// "" when it names none.
+func Updates(snap []byte, destination string) (string, error) {
+	var s struct {
+		Updates map[string]string `json:"updates"`
+	}
+	if err := json.Unmarshal(snap, &s); err != nil {
+		return "", fmt.Errorf("snapshot: open: %w", err)
+	}
+	return s.Updates[destination], nil
+}
+
 func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
