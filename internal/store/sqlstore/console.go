@@ -47,11 +47,31 @@ func deliveryPage(q store.DeliveryQuery) (string, []any) {
 		" JOIN events e ON e.id = d.event_id JOIN records r ON r.id = e.record_id ORDER BY d.created_at DESC, d.id DESC", args
 }
 
+// patientRecords takes a patient uuid and selects the patient's records of
+// every client: one probe of the records' unique key (client, patient,
+// assessment type) per client, the clients found by a skip scan of the
+// same key. A save then writes no index of patient uuids alone (a random
+// key, the dearest index entry a save made); the deliveries are found
+// through the records' events (events_by_record, deliveries_by_event),
+// not an index of deliveries by record.
+const patientRecords = `WITH RECURSIVE c(id) AS (
+		SELECT (SELECT client_id FROM records ORDER BY client_id LIMIT 1)
+		UNION ALL
+		SELECT (SELECT client_id FROM records WHERE client_id > c.id ORDER BY client_id LIMIT 1) FROM c WHERE c.id IS NOT NULL)
+	SELECT r.id FROM c JOIN records r ON r.client_id = c.id WHERE r.patient_uuid = ?`
+
 // deliveryIDs selects the ids of a page of deliveries in state ("": any).
 func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
 	var where []string
 	var args []any
 	eq := func(col string, v any) {
+		if q.PatientUUID != "" {
+			// A patient has a handful of deliveries, found through the
+			// patient's records: as expressions the other filters only
+			// sort them out, and cannot send the planner down a walk of
+			// every pending delivery or every delivery of a destination.
+			col += " || ''"
+		}
 		where = append(where, col+" = ?")
 		args = append(args, v)
 	}
@@ -80,13 +100,13 @@ func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {
 		eq("message_id", q.MessageID)
 	}
 	if q.PatientUUID != "" {
-		records := "SELECT id FROM records WHERE patient_uuid = ?"
-		args = append(args, q.PatientUUID)
+		records := patientRecords
 		if q.ClientID != "" {
-			records += " AND client_id = ?"
+			records = "SELECT id FROM records WHERE client_id = ? AND patient_uuid = ?"
 			args = append(args, q.ClientID)
 		}
-		where = append(where, "record_id IN ("+records+")")
+		args = append(args, q.PatientUUID)
+		where = append(where, "event_id IN (SELECT id FROM events WHERE record_id IN ("+records+"))")
 	}
 	if !q.From.IsZero() {
 		where, args = append(where, "created_at >= ?"), append(args, q.From.UnixNano())

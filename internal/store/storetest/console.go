@@ -38,7 +38,8 @@ var consoleBase = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 // delivery to d1 and one to d2, at the same nanosecond); every third one
 // also completes the assessment (two sensitive deliveries). At minute i
 // a patient of initech completes the form when i is even (one delivery
-// to d3). Deliveries to d1 are delivered, to d2 failed when their record
+// to d3); at minute 4 initech's patient has the uuid of acme's (a patient
+// of two clients). Deliveries to d1 are delivered, to d2 failed when their record
 // is even, and the rest stay pending.
 func consoleData(t *testing.T, h *harness) []store.Delivery {
 	t.Helper()
@@ -49,7 +50,8 @@ func consoleData(t *testing.T, h *harness) []store.Delivery {
 	for i := range 24 {
 		now = consoleBase.Add(time.Duration(i) * time.Minute)
 		email := fmt.Sprintf("p%d@example.com", i)
-		if _, err := saves.Save(ctx, "acme", Request("acme", "", email, record.Fields{FormCompleted: new(true)})); err != nil {
+		saved, err := saves.Save(ctx, "acme", Request("acme", "", email, record.Fields{FormCompleted: new(true)}))
+		if err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
@@ -59,7 +61,11 @@ func consoleData(t *testing.T, h *harness) []store.Delivery {
 			}
 		}
 		if i%2 == 0 {
-			if _, err := saves.Save(ctx, "initech", Request("initech", "", email, record.Fields{FormCompleted: new(true)})); err != nil {
+			uuid := ""
+			if i == 4 {
+				uuid = saved.PatientUUID
+			}
+			if _, err := saves.Save(ctx, "initech", Request("initech", uuid, email, record.Fields{FormCompleted: new(true)})); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -104,7 +110,14 @@ func testDeliveryPages(t *testing.T, o Opener) {
 		t.Fatalf("made %d deliveries, want %d", len(all), 24*2+8*2+12)
 	}
 	from, to := consoleBase.Add(5*time.Minute), consoleBase.Add(17*time.Minute)
+	shared, only := patientOf(t, all, "initech", 4), patientOf(t, all, "acme", 3) // of two clients; of acme only
 	queries := []store.DeliveryQuery{
+		{PatientUUID: shared},
+		{PatientUUID: shared, ClientID: "initech"},
+		{PatientUUID: shared, State: store.Pending},
+		{PatientUUID: only},
+		{PatientUUID: only, ClientID: "initech"},
+		{PatientUUID: "ffffffff-0000-4000-8000-000000000000"},
 		{},
 		{ClientID: "acme"},
 		{ClientID: "initech"},
@@ -158,8 +171,23 @@ func testDeliveryPages(t *testing.T, o Opener) {
 	}
 }
 
+// patientOf returns the uuid of client's patient whose record was made at
+// minute i of consoleData.
+func patientOf(t *testing.T, all []store.Delivery, client string, i int) string {
+	t.Helper()
+	at := consoleBase.Add(time.Duration(i) * time.Minute)
+	for _, d := range all {
+		if d.Key.ClientID == client && d.CreatedAt.Equal(at) {
+			return d.Key.PatientUUID
+		}
+	}
+	t.Fatalf("no delivery of %s at minute %d", client, i)
+	return ""
+}
+
 func matches(q store.DeliveryQuery, d store.Delivery) bool {
 	return (q.ClientID == "" || d.Key.ClientID == q.ClientID) &&
+		(q.PatientUUID == "" || d.Key.PatientUUID == q.PatientUUID) &&
 		(q.Destination == "" || d.Destination == q.Destination) &&
 		(q.State == "" || d.State == q.State) &&
 		(q.DataType == "" || d.DataType == q.DataType) &&
