@@ -27,23 +27,15 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 // migration 0110). A delivery whose record has an earlier
 // delivery pending to the same destination waits for it (per-record
 // order), unless the destination is unordered.
+//
+// A claim that skips destinations takes skippingClaim, which does not
+// read their backlog; one that skips nothing walks the pending deliveries
+// in due order and reads only those it takes.
 func (t *tx) claim(ctx context.Context, req *store.ClaimRequest) ([]store.Claimed, error) {
-	q := `UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_at = ?, due_at = coalesce(due_at, nullif(next_at, 0), created_at) WHERE id IN (
-		SELECT c.id FROM deliveries c WHERE c.state = 'pending' AND c.next_at <= ? AND (c.lease_until IS NULL OR c.lease_until <= ?)`
-	args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
+	q, args := walkingClaim(req)
 	if len(req.Skip) > 0 {
-		q += " AND (c.client_id, c.destination) NOT IN (VALUES " + pairs(len(req.Skip)) + ")"
-		args = appendRefs(args, req.Skip)
+		q, args = skippingClaim(req)
 	}
-	q += " AND ("
-	if len(req.Unordered) > 0 {
-		q += "(c.client_id, c.destination) IN (VALUES " + pairs(len(req.Unordered)) + ") OR "
-		args = appendRefs(args, req.Unordered)
-	}
-	q += `NOT EXISTS (SELECT 1 FROM deliveries p WHERE p.record_id = c.record_id AND p.destination = c.destination
-		AND p.state = 'pending' AND p.event_id < c.event_id AND p.client_id = c.client_id))`
-	q += " ORDER BY c.next_at, c.id LIMIT ?) RETURNING id"
-	args = append(args, req.Limit)
 	ids, err := queryIDs(ctx, t.conn, q, args...)
 	if err != nil || len(ids) == 0 {
 		return nil, err
@@ -63,6 +55,27 @@ func (t *tx) claim(ctx context.Context, req *store.ClaimRequest) ([]store.Claime
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// walkingClaim is the claim of req as a walk of the pending deliveries in
+// due order (see claim): the statement and its arguments.
+func walkingClaim(req *store.ClaimRequest) (string, []any) {
+	q := `UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_at = ?, due_at = coalesce(due_at, nullif(next_at, 0), created_at) WHERE id IN (
+		SELECT c.id FROM deliveries c WHERE c.state = 'pending' AND c.next_at <= ? AND (c.lease_until IS NULL OR c.lease_until <= ?)`
+	args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.LeaseUntil.UnixNano(), req.Now.UnixNano(), req.Now.UnixNano()}
+	if len(req.Skip) > 0 {
+		q += " AND (c.client_id, c.destination) NOT IN (VALUES " + pairs(len(req.Skip)) + ")"
+		args = appendRefs(args, req.Skip)
+	}
+	q += " AND ("
+	if len(req.Unordered) > 0 {
+		q += "(c.client_id, c.destination) IN (VALUES " + pairs(len(req.Unordered)) + ") OR "
+		args = appendRefs(args, req.Unordered)
+	}
+	q += `NOT EXISTS (SELECT 1 FROM deliveries p WHERE p.record_id = c.record_id AND p.destination = c.destination
+		AND p.state = 'pending' AND p.event_id < c.event_id AND p.client_id = c.client_id))`
+	q += " ORDER BY c.next_at, c.id LIMIT ?) RETURNING id"
+	return q, append(args, req.Limit)
 }
 
 // Finish records an attempt and the delivery's new state.
