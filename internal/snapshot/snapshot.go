@@ -44,7 +44,8 @@ type Snapshot struct {
 	Model  string        `json:"model"`
 	// Updates, for a results-updated event, are the message ids of the
 	// earlier deliveries of results it updates, by destination id: each
-	// destination's body names the message that destination received.
+	// destination's body names the message it replaces there (sent only
+	// once that message was delivered, internal/deliver).
 	Updates map[string]string `json:"updates,omitempty"`
 }
 
