@@ -30,7 +30,6 @@ func TestHangingTokenEndpointsDoNotWedgeOtherClients(t *testing.T) {
 		}
 	}))
 	t.Cleanup(tokens.Close)
-	t.Cleanup(func() { close(release) })
 	healthy := newReceiver(t, nil)
 	var bad strings.Builder
 	for i := range 8 {
@@ -40,6 +39,7 @@ func TestHangingTokenEndpointsDoNotWedgeOtherClients(t *testing.T) {
 	}
 	path := deliveryConfig(t, bad.String(), webhookDest(healthy.srv.URL, ""))
 	s := startServerAt(t, path)
+	t.Cleanup(func() { close(release) }) // runs before pads' own cleanup: its shutdown waits for attempts
 	acme := s.token("acme", acmeKey, "storage")
 	for i := range 32 {
 		completeForm(t, s, acme, "acme-main", fmt.Sprintf("p%d@example.com", i))

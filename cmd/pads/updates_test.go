@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -125,6 +126,87 @@ func TestALaterRedFlagReachesTheDestinationsThatTakeUpdates(t *testing.T) {
 		if string(replayed.body) != string(update.body) || replayed.header.Get("X-Pads-Event") != "results-updated" {
 			t.Fatalf("replay sent\n%s\nwant\n%s", replayed.body, update.body)
 		}
+	})
+}
+
+// TestAnUpdateGoesOnlyAfterTheResultsItReplaces, on both stores: a red
+// flag saved while a destination's results are still on their way
+// reaches it after them, naming them; one saved after a destination's
+// results failed for good is not sent (updated_message_undelivered), and
+// a replay of the failed deliveries sends the results, then the update.
+func TestAnUpdateGoesOnlyAfterTheResultsItReplaces(t *testing.T) {
+	onStores(t, func(t *testing.T, useStore func(string)) {
+		started, release := make(chan struct{}), make(chan struct{})
+		slow := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if n == 0 { // the results: held until the red flag is saved
+				close(started)
+				<-release
+			}
+			w.WriteHeader(204)
+		})
+		var down atomic.Bool
+		down.Store(true)
+		flaky := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if down.Load() {
+				w.WriteHeader(503)
+				return
+			}
+			w.WriteHeader(204)
+		})
+		path := deliveryConfig(t, "      - id: slow\n        type: webhook\n        url: "+slow.srv.URL+"\n        events: [sensitive, results-updated]\n"+
+			"      - id: flaky\n        type: webhook\n        url: "+flaky.srv.URL+"\n        events: [sensitive, results-updated]\n        retry: {attempts: 1}\n", "")
+		useStore(path)
+		s := startServerAt(t, path)
+		defer func() {
+			select {
+			case <-release:
+			default:
+				close(release)
+			}
+		}()
+		tok := s.token("acme", acmeKey, "storage")
+		if r := s.save(tok, "non-sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com","age":40,"formCompleted":true}`); r.status != 201 {
+			t.Fatalf("form: %d %s", r.status, r.raw)
+		}
+		if r := s.save(tok, "sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com",
+			"heartRateBpm":62,"systolicBloodPressureMmhg":118,"diastolicBloodPressureMmhg":76,"oxygen":98,"breathingRateBpm":14,
+			"rmssd":45,"assessmentCompleted":true}`); r.status != 200 {
+			t.Fatalf("assessment: %d %s", r.status, r.raw)
+		}
+		<-started                            // slow's results are in flight
+		waitForClass(t, path, "http_5xx", 1) // flaky's failed for good
+		if r := s.save(tok, "sensitive", `{"assessmentType":"faceScan","funnelID":"acme-main","email":"ada@example.com","oxygen":84}`); r.status != 200 {
+			t.Fatalf("later save: %d %s", r.status, r.raw)
+		}
+		waitForClass(t, path, "updated_message_undelivered", 1) // flaky's update, unsent
+		close(release)
+		got := slow.wait(t, 2, 10*time.Second)
+		if got[1].header.Get("X-Pads-Event") != "results-updated" || !strings.Contains(string(got[1].body),
+			`"updatesMessageId":"`+got[0].header.Get("webhook-id")+`"`) {
+			t.Fatalf("slow's second delivery: %s\n%s", got[1].header.Get("X-Pads-Event"), got[1].body)
+		}
+		if n := len(flaky.all()); n != 1 {
+			t.Fatalf("flaky received %d requests, want its failed results only", n)
+		}
+
+		down.Store(false)
+		if out := cli(t, "deliveries", "replay", "--failed", "--since", "1h", "--config", path); !strings.Contains(out, "replayed 2") {
+			t.Fatalf("replay --failed: %s", out)
+		}
+		got = flaky.wait(t, 3, 10*time.Second)
+		if got[1].header.Get("X-Pads-Event") != "sensitive" || got[1].header.Get("webhook-id") != got[0].header.Get("webhook-id") ||
+			got[2].header.Get("X-Pads-Event") != "results-updated" ||
+			!strings.Contains(string(got[2].body), `"updatesMessageId":"`+got[0].header.Get("webhook-id")+`"`) {
+			t.Fatalf("after the replay flaky got %s then %s:\n%s", got[1].header.Get("X-Pads-Event"), got[2].header.Get("X-Pads-Event"), got[2].body)
+		}
+	})
+}
+
+// waitForClass polls the CLI until n deliveries show the error class.
+func waitForClass(t *testing.T, path, class string, n int) {
+	t.Helper()
+	waitFor(t, func() bool {
+		return strings.Count(cli(t, "deliveries", "list", "--config", path), class) >= n
 	})
 }
 

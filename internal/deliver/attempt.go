@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/snapshot"
 	"github.com/pads-dev/pads/internal/store"
 )
@@ -57,6 +58,9 @@ func (r *runner) send(c *store.Claimed, dest *Destination, n int, at time.Time) 
 	if res, ok := r.check(c, dest); !ok {
 		return res
 	}
+	if res, ok := r.updatedArrived(c); !ok {
+		return res
+	}
 	format, body, err := bodyOf(c, dest.Format)
 	if err != nil {
 		// A snapshot that does not build (a layout this pads does not
@@ -71,6 +75,35 @@ func (r *runner) send(c *store.Claimed, dest *Destination, n int, at time.Time) 
 		ID: c.MessageID, DataType: c.DataType, Model: c.Model, Attempt: n, Key: c.Key, FunnelID: c.FunnelID,
 		Format: format, Body: body, Timestamp: at,
 	})
+}
+
+// updatedArrived checks, for a results-updated delivery, that the message
+// it names as the one it updates (its snapshot's, for this destination)
+// was delivered: an update never names a message its destination did not
+// get. A failed (or erased) one fails the update for good, replayable
+// with it (a replay of both sends the earlier first, in record order); a
+// pending one, or a store that does not answer, is tried again by the
+// retry policy. Every other delivery passes.
+func (r *runner) updatedArrived(c *store.Claimed) (Result, bool) {
+	if c.DataType != record.ResultsUpdated || !c.Snapshot {
+		return Result{}, true
+	}
+	id, err := snapshot.Updates(c.Payload, c.Destination)
+	if err != nil {
+		return Result{ErrorClass: ClassPayloadUnreadable, Permanent: true}, false
+	}
+	if id == "" {
+		return Result{}, true // names none (a patient delivered again)
+	}
+	ctx, cancel := context.WithTimeout(r.hard, 10*time.Second)
+	defer cancel()
+	switch state, err := r.outbox.MessageState(ctx, id); {
+	case err == nil && state == store.Delivered:
+		return Result{}, true
+	case errors.Is(err, store.ErrNotFound) || err == nil && state == store.Failed:
+		return Result{ErrorClass: ClassUpdatedUndelivered, Permanent: true}, false
+	}
+	return Result{ErrorClass: ClassUpdatedUnconfirmed}, false
 }
 
 // bodyOf is the body of format of c's event. An event raised since pads

@@ -50,4 +50,12 @@ const (
 	// ClassNoFHIR: the destination's format is fhir-r4, and the event was
 	// raised before pads made FHIR Bundles; it has none to send.
 	ClassNoFHIR = "fhir_unavailable"
+	// ClassUpdatedUndelivered: a results-updated delivery whose earlier
+	// message (the one it names as updated) failed for good or is gone;
+	// it fails at once, unsent, and is replayed with that message.
+	ClassUpdatedUndelivered = "updated_message_undelivered"
+	// ClassUpdatedUnconfirmed: a results-updated delivery whose earlier
+	// message pads could not yet see delivered (still pending, or the
+	// database did not answer); unsent, tried again by the retry policy.
+	ClassUpdatedUnconfirmed = "updated_message_unconfirmed"
 )

@@ -73,6 +73,7 @@ func TestSaveChecksInContractOrder(t *testing.T) {
 		{"token before dataType", "Bearer x", "bogus", "text/plain", `nope`, 401, invalid},
 		{"no dataType", "Bearer " + tok, "", json, `{` + ada + `}`, 400, dataType},
 		{"wrong dataType", "Bearer " + tok, "Sensitive", json, `{` + ada + `}`, 400, dataType},
+		{"an event is not a dataType", "Bearer " + tok, "results-updated", json, `{` + ada + `}`, 400, dataType},
 		{"dataType before content type", "Bearer " + tok, "x", "text/plain", `nope`, 400, dataType},
 		{"text content type", "Bearer " + tok, ns, "text/plain", `{` + ada + `}`, 415, "Content-Type must be application/json"},
 		{"no content type", "Bearer " + tok, ns, "", `{` + ada + `}`, 415, "Content-Type must be application/json"},

@@ -15,12 +15,18 @@ import (
 // update is the results-updated event of a save that leaves rec, or nil,
 // and whether it brings a new red flag. A save raises one when it changes
 // the results (any score, category, flag or withheld reason) of a record
-// whose results were delivered before: some delivery of its sensitive
-// event, or of an earlier update, reached delivered (docs/delivery.md
-// #results-updated). It goes to the destinations of candidates that list
-// results-updated and received those earlier results, each told the
-// message id it received last; it is raised, and kept, even when none
-// does, so the operator's metric and the record's history see it.
+// whose results were sent before: its sensitive event (or an earlier
+// update) has a delivery, in any state (docs/delivery.md#results-updated).
+// It is raised, and kept, even when no destination takes it, so the
+// operator's metric and the record's history see it.
+//
+// It goes to each destination of candidates that lists results-updated
+// and has a delivery of the record's results, naming the latest one: the
+// message it replaces. To a destination ordered per record that one goes
+// first, whatever its state now; the attempt sends the update only once
+// it is delivered (deliver: updated_message_undelivered otherwise), so an
+// update never names a message its destination did not get. A destination
+// with ordering none is named only a delivered message.
 //
 // What it costs a save: nothing for a record whose assessment was not
 // completed before this save (or a client without full results); the
@@ -37,15 +43,17 @@ func (s *Service) update(ctx context.Context, client *config.Client, prev *store
 	if before.Equal(after) {
 		return nil, false, nil
 	}
-	delivered, err := s.d.Store.DeliveredResults(ctx, rec.Key)
-	if err != nil || len(delivered) == 0 {
+	latest, err := s.d.Store.LatestResults(ctx, rec.Key)
+	if err != nil || len(latest) == 0 {
 		return nil, false, err
 	}
 	to, updates := []string{}, map[string]string{}
 	for _, d := range candidates {
-		if id, ok := delivered[d.ID]; ok && d.Gets(config.EventResultsUpdated) {
-			to, updates[d.ID] = append(to, d.ID), id
+		last, ok := latest[d.ID]
+		if !ok || !d.Gets(config.EventResultsUpdated) || d.Ordering == config.OrderingNone && last.State != store.Delivered {
+			continue
 		}
+		to, updates[d.ID] = append(to, d.ID), last.MessageID
 	}
 	snap, model, err := s.d.Snapshot(record.ResultsUpdated, rec, updates)
 	if err != nil {

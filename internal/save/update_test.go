@@ -13,8 +13,8 @@ import (
 )
 
 // updatesConfig has one client of full results with an EHR that takes
-// results-updated, a CRM of identity data, and a second EHR that does not
-// take updates.
+// results-updated, a CRM of identity data, a lab that does not take
+// updates, and an app that takes them in no order.
 const updatesConfig = `
 clients:
   - id: acme
@@ -25,19 +25,28 @@ clients:
       - {id: ehr, type: webhook, url: "https://ehr.acme.example/hook", events: [sensitive, results-updated]}
       - {id: crm, type: webhook, url: "https://crm.acme.example/hook", events: [non-sensitive]}
       - {id: lab, type: webhook, url: "https://lab.acme.example/hook", events: [sensitive]}
+      - {id: app, type: webhook, url: "https://app.acme.example/hook", events: [sensitive, results-updated], ordering: none}
 `
 
-// deliveredStore is a fakeStore that knows which destinations received
-// the record's results, and counts how often a save asked.
+// deliveredStore is a fakeStore that knows each destination's latest
+// delivery of the record's results, and counts how often a save asked.
 type deliveredStore struct {
 	*fakeStore
-	delivered map[string]string
-	asked     int
+	latest map[string]store.ResultsDelivery
+	asked  int
 }
 
-func (d *deliveredStore) DeliveredResults(ctx context.Context, key record.Key) (map[string]string, error) {
+func (d *deliveredStore) LatestResults(ctx context.Context, key record.Key) (map[string]store.ResultsDelivery, error) {
 	d.asked++
-	return d.delivered, nil
+	return d.latest, nil
+}
+
+func sent(state string, ids ...string) map[string]store.ResultsDelivery {
+	out := map[string]store.ResultsDelivery{}
+	for _, id := range ids {
+		out[id] = store.ResultsDelivery{MessageID: "msg_" + id, State: state}
+	}
+	return out
 }
 
 type snapshotted struct {
@@ -73,31 +82,36 @@ func healthy() record.Fields {
 
 func TestALaterSaveThatChangesDeliveredResultsRaisesResultsUpdated(t *testing.T) {
 	t.Parallel()
-	delivered := map[string]string{"ehr": "msg_ehr", "lab": "msg_lab"}
+	delivered := sent(store.Delivered, "ehr", "lab", "app")
+	pending := sent(store.Pending, "ehr", "app")
 	tests := []struct {
-		name      string
-		first     bool // the save completes the assessment
-		delivered map[string]string
-		change    record.Fields
+		name   string
+		first  bool // the save completes the assessment
+		latest map[string]store.ResultsDelivery
+		change record.Fields
 		// raised: a results-updated event; to: its destinations; asked:
-		// the save read which destinations received the results.
+		// the save read the record's latest deliveries of results.
 		raised, redFlag, asked bool
 		to                     []string
 	}{
-		{name: "the first completion raises the sensitive event only", first: true, delivered: delivered, change: healthy()},
-		{name: "a later save that changes nothing", delivered: delivered, change: record.Fields{FirstName: new("Ada"), HeartRateBpm: new(72.0)}},
-		{name: "a new red flag after delivery", delivered: delivered, change: record.Fields{HeartRateBpm: new(150.0)},
-			raised: true, redFlag: true, asked: true, to: []string{"ehr"}},
-		{name: "a changed score without a red flag", delivered: delivered, change: record.Fields{SystolicBloodPressureMmhg: new(135.0)},
-			raised: true, asked: true, to: []string{"ehr"}},
-		{name: "a change before any delivery", delivered: map[string]string{}, change: record.Fields{HeartRateBpm: new(150.0)}, asked: true},
-		{name: "results reached only a destination without updates", delivered: map[string]string{"lab": "msg_lab"},
+		{name: "the first completion raises the sensitive event only", first: true, latest: delivered, change: healthy()},
+		{name: "a later save that changes nothing", latest: delivered, change: record.Fields{FirstName: new("Ada"), HeartRateBpm: new(72.0)}},
+		{name: "a new red flag after delivery", latest: delivered, change: record.Fields{HeartRateBpm: new(150.0)},
+			raised: true, redFlag: true, asked: true, to: []string{"ehr", "app"}},
+		{name: "a changed score without a red flag", latest: delivered, change: record.Fields{SystolicBloodPressureMmhg: new(135.0)},
+			raised: true, asked: true, to: []string{"ehr", "app"}},
+		{name: "while the results are on their way: after them, in record order only", latest: pending,
+			change: record.Fields{HeartRateBpm: new(150.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr"}},
+		{name: "after the results failed: named, for the attempt to hold back", latest: sent(store.Failed, "ehr"),
+			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr"}},
+		{name: "results never sent anywhere", latest: map[string]store.ResultsDelivery{}, change: record.Fields{HeartRateBpm: new(150.0)}, asked: true},
+		{name: "results sent only to a destination without updates", latest: sent(store.Delivered, "lab"),
 			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			st := &deliveredStore{fakeStore: &fakeStore{}, delivered: tt.delivered}
+			st := &deliveredStore{fakeStore: &fakeStore{}, latest: tt.latest}
 			s, snaps, flags := updatesService(t, st)
 			ctx := context.Background()
 			if !tt.first {
@@ -137,7 +151,7 @@ func TestALaterSaveThatChangesDeliveredResultsRaisesResultsUpdated(t *testing.T)
 			}
 			want := map[string]string{}
 			for _, id := range tt.to {
-				want[id] = tt.delivered[id]
+				want[id] = tt.latest[id].MessageID
 			}
 			last := (*snaps)[len(*snaps)-1]
 			if last.dt != record.ResultsUpdated || !maps.Equal(last.updates, want) {
@@ -151,7 +165,7 @@ func TestALaterSaveThatChangesDeliveredResultsRaisesResultsUpdated(t *testing.T)
 // save reads nothing more for it.
 func TestAClientWithoutResultsNeverReadsDeliveredResults(t *testing.T) {
 	t.Parallel()
-	st := &deliveredStore{fakeStore: &fakeStore{}, delivered: map[string]string{"x": "msg_x"}}
+	st := &deliveredStore{fakeStore: &fakeStore{}, latest: sent(store.Delivered, "x")}
 	s := service(t, st, nil)
 	for range 2 {
 		f := healthy()

@@ -44,7 +44,8 @@ type Snapshot struct {
 	Model  string        `json:"model"`
 	// Updates, for a results-updated event, are the message ids of the
 	// earlier deliveries of results it updates, by destination id: each
-	// destination's body names the message that destination received.
+	// destination's body names the message it replaces there (sent only
+	// once that message was delivered, internal/deliver).
 	Updates map[string]string `json:"updates,omitempty"`
 }
 
@@ -116,6 +117,19 @@ func Body(format string, dt record.DataType, snap []byte, destination string) ([
 		return json.Marshal(b)
 	}
 	return nil, fmt.Errorf("%w %q", ErrFormat, format)
+}
+
+// Updates returns the message id a results-updated snapshot names for the
+// destination of id destination: the delivery whose results it replaces;
+// "" when it names none.
+func Updates(snap []byte, destination string) (string, error) {
+	var s struct {
+		Updates map[string]string `json:"updates"`
+	}
+	if err := json.Unmarshal(snap, &s); err != nil {
+		return "", fmt.Errorf("snapshot: open: %w", err)
+	}
+	return s.Updates[destination], nil
 }
 
 func nonEmpty(s string) *string {

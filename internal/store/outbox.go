@@ -56,6 +56,10 @@ type Outbox interface {
 	Replay(ctx context.Context, r ReplayRequest) (int, error)
 	// OutboxStats counts what is waiting, at now.
 	OutboxStats(ctx context.Context, now time.Time) (OutboxStats, error)
+	// MessageState returns the state of the delivery of message id (its
+	// webhook-id): what a results-updated attempt asks of the delivery
+	// it updates. Errors: ErrNotFound (no such delivery, or erased).
+	MessageState(ctx context.Context, messageID string) (string, error)
 }
 
 // OwnerHold is a live owner's hold (see Outbox.HoldOwner): on PostgreSQL,

@@ -68,13 +68,13 @@ type Records interface {
 	Commit(ctx context.Context, c Commit) (Committed, error)
 	// Get returns a client's record. Errors: ErrNotFound.
 	Get(ctx context.Context, key record.Key) (record.Record, error)
-	// DeliveredResults returns, by destination id, the message id of the
-	// latest delivery of the record's results (an event of data type
-	// record.Sensitive or record.ResultsUpdated) that reached Delivered;
-	// empty when none did (or there is no such record). A save asks only
-	// when it changed the results of a record whose assessment was
-	// completed before it.
-	DeliveredResults(ctx context.Context, key record.Key) (map[string]string, error)
+	// LatestResults returns, by destination id, the latest delivery (by
+	// event, then delivery) of the record's results (an event of data
+	// type record.Sensitive or record.ResultsUpdated), in whatever state;
+	// empty when there is none (or no such record). A save asks only when
+	// it changed the results of a record whose assessment was completed
+	// before it.
+	LatestResults(ctx context.Context, key record.Key) (map[string]ResultsDelivery, error)
 	// Reseal rewrites every record, event payload and saved answer not
 	// sealed under the keyring's first key, a page per transaction, so an
 	// old key can be retired. It runs beside live saves and deliveries.
@@ -105,6 +105,13 @@ type Stored struct {
 	// indexes were scoped per client and Unicode-normalized): its next
 	// write indexes it again.
 	StaleIndex bool
+}
+
+// ResultsDelivery is a destination's latest delivery of a record's
+// results (Records.LatestResults).
+type ResultsDelivery struct {
+	MessageID string
+	State     string // Pending, Delivered or Failed
 }
 
 // Commit is the outcome of one save, for Store.Commit.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"testing"
 	"time"
@@ -14,41 +15,52 @@ var updateTests = []test{
 	{"AResultsUpdatedEventIsStoredClaimedListedAndErased", testResultsUpdated},
 }
 
-// testResultsUpdated: DeliveredResults names, by destination, the last
-// delivery of a record's results that reached delivered (none before);
-// an event of type results-updated commits with its own destinations,
-// is claimed and listed under its type, and once delivered is what
-// DeliveredResults names; an erasure takes it with the rest.
+// testResultsUpdated: LatestResults names, by destination, the latest
+// delivery of a record's results in its state (none before); an event of
+// type results-updated commits with its own destinations, is claimed and
+// listed under its type, and is then what LatestResults names;
+// MessageState follows each delivery; an erasure takes it with the rest.
 func testResultsUpdated(t *testing.T, o Opener) {
 	ctx := context.Background()
 	h := open(t, o)
 	key := record.Key{ClientID: "acme", PatientUUID: uuidA, AssessmentType: "faceScan"}
-	delivered := func(want map[string]string) {
+	latest := func(want map[string]store.ResultsDelivery) {
 		t.Helper()
-		got, err := h.DeliveredResults(ctx, key)
+		got, err := h.LatestResults(ctx, key)
 		if err != nil || !maps.Equal(got, want) {
-			t.Fatalf("DeliveredResults = %v, %v; want %v", got, err, want)
+			t.Fatalf("LatestResults = %v, %v; want %v", got, err, want)
 		}
 	}
-	delivered(map[string]string{}) // no such record yet
+	state := func(id, want string) {
+		t.Helper()
+		if got, err := h.MessageState(ctx, id); err != nil || got != want {
+			t.Fatalf("MessageState(%s) = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	latest(map[string]store.ResultsDelivery{}) // no such record yet
 	h.save(t, "acme", req("acme", uuidA, "ada@example.com", record.Fields{FormCompleted: new(true), AssessmentCompleted: new(true),
 		HeartRateBpm: new(72.0)}))
-	delivered(map[string]string{})
 
 	now := time.Now()
 	var first []store.Claimed // identity first, then results (per-record order)
 	for range 2 {
 		for _, c := range claim(t, h, "p1", now.Add(time.Second)) {
-			state := store.Delivered
+			st := store.Delivered
 			if c.DataType == record.Sensitive && c.Destination == "d2" {
-				state = store.Failed // d2 never got the results
+				st = store.Failed // d2 never got the results
 			}
-			finish(t, h, c, "p1", state, time.Time{})
+			finish(t, h, c, "p1", st, time.Time{})
 			first = append(first, c)
 		}
 	}
 	sensitive := byEvent(first, record.Sensitive)
-	delivered(map[string]string{"d1": sensitive["d1"].MessageID})
+	d1, d2 := sensitive["d1"].MessageID, sensitive["d2"].MessageID
+	latest(map[string]store.ResultsDelivery{"d1": {MessageID: d1, State: store.Delivered}, "d2": {MessageID: d2, State: store.Failed}})
+	state(d1, store.Delivered)
+	state(d2, store.Failed)
+	if _, err := h.MessageState(ctx, "msg_00000000000000000000000000000000"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("MessageState of no delivery: %v, want ErrNotFound", err)
+	}
 
 	prev, err := h.Find(ctx, store.Lookup{ClientID: "acme", AssessmentType: "faceScan", PatientUUID: uuidA})
 	if err != nil || prev == nil {
@@ -56,7 +68,7 @@ func testResultsUpdated(t *testing.T, o Opener) {
 	}
 	rec := prev.Record
 	rec.Fields.HeartRateBpm, rec.UpdatedAt = new(150.0), rec.UpdatedAt.Add(time.Minute)
-	snap := []byte(`{"v":1,"updates":{"d1":"` + sensitive["d1"].MessageID + `"}}`)
+	snap := []byte(`{"v":1,"updates":{"d1":"` + d1 + `"}}`)
 	done, err := h.Commit(ctx, store.Commit{Lookup: store.Lookup{ClientID: "acme", AssessmentType: "faceScan", PatientUUID: uuidA},
 		Previous: prev, Record: rec, Destinations: []string{"d1", "d2"},
 		Events: []store.NewEvent{{DataType: record.ResultsUpdated, Model: "pads-score-3", Payload: snap, Snapshot: true, Destinations: []string{"d1"}}}})
@@ -72,13 +84,17 @@ func testResultsUpdated(t *testing.T, o Opener) {
 	if err != nil || len(listed) != 5 || listed[0].DataType != record.ResultsUpdated || listed[0].State != store.Pending {
 		t.Fatalf("listed %+v, %v; want the results-updated delivery first, pending", listed, err)
 	}
-	delivered(map[string]string{"d1": sensitive["d1"].MessageID}) // still on its way
+	update := got[0].MessageID
+	latest(map[string]store.ResultsDelivery{"d1": {MessageID: update, State: store.Pending}, "d2": {MessageID: d2, State: store.Failed}})
 	finish(t, h, got[0], "p1", store.Delivered, time.Time{})
-	delivered(map[string]string{"d1": got[0].MessageID})
+	latest(map[string]store.ResultsDelivery{"d1": {MessageID: update, State: store.Delivered}, "d2": {MessageID: d2, State: store.Failed}})
 
 	erased, err := h.Erase(ctx, store.Patient{ClientID: "acme", PatientUUID: uuidA})
 	if err != nil || erased.Events != 3 || erased.Deliveries != 5 {
 		t.Fatalf("Erase = %+v, %v; want 3 events and 5 deliveries", erased, err)
 	}
-	delivered(map[string]string{})
+	latest(map[string]store.ResultsDelivery{})
+	if _, err := h.MessageState(ctx, update); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("MessageState of an erased delivery: %v, want ErrNotFound", err)
+	}
 }

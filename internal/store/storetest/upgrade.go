@@ -41,8 +41,8 @@ func BeforeResultsUpdated(t *testing.T, s store.Store) (check func(t *testing.T,
 			t.Fatalf("deliveries after the upgrade %+v, %v; want %+v", after, err, before)
 		}
 		key := record.Key{ClientID: "acme", PatientUUID: uuidA, AssessmentType: "faceScan"}
-		if got, err := s.DeliveredResults(ctx, key); err != nil || len(got) == 0 {
-			t.Fatalf("DeliveredResults after the upgrade = %v, %v", got, err)
+		if got, err := s.LatestResults(ctx, key); err != nil || len(got) != 2 {
+			t.Fatalf("LatestResults after the upgrade = %v, %v", got, err)
 		}
 		commitUpdate(t, s, uuidA, time.Now().UTC())
 	}

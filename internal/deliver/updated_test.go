@@ -1,0 +1,61 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
+)
+
+// states is an outbox that knows only the states of messages.
+type states struct {
+	store.Outbox
+	of  map[string]string
+	err error
+}
+
+func (s states) MessageState(ctx context.Context, id string) (string, error) {
+	if s.err != nil {
+		return "", s.err
+	}
+	st, ok := s.of[id]
+	if !ok {
+		return "", store.ErrNotFound
+	}
+	return st, nil
+}
+
+// A results-updated delivery is sent only once the message it updates was
+// delivered to its destination: a failed or erased one fails it for good,
+// a pending one (or a store that does not answer) is tried again; a
+// delivery of another type, or an update naming none, passes.
+func TestAnUpdateGoesOnlyOnceTheMessageItUpdatesWasDelivered(t *testing.T) {
+	t.Parallel()
+	snap := []byte(`{"v":1,"updates":{"ehr":"msg_a"}}`)
+	tests := []struct {
+		name      string
+		dt        record.DataType
+		dest      string
+		states    states
+		class     string
+		permanent bool
+	}{
+		{"delivered", record.ResultsUpdated, "ehr", states{of: map[string]string{"msg_a": store.Delivered}}, "", false},
+		{"failed", record.ResultsUpdated, "ehr", states{of: map[string]string{"msg_a": store.Failed}}, ClassUpdatedUndelivered, true},
+		{"erased", record.ResultsUpdated, "ehr", states{of: map[string]string{}}, ClassUpdatedUndelivered, true},
+		{"pending", record.ResultsUpdated, "ehr", states{of: map[string]string{"msg_a": store.Pending}}, ClassUpdatedUnconfirmed, false},
+		{"store down", record.ResultsUpdated, "ehr", states{err: store.ErrUnavailable}, ClassUpdatedUnconfirmed, false},
+		{"names none for this destination", record.ResultsUpdated, "lab", states{err: errors.New("not asked")}, "", false},
+		{"a sensitive delivery", record.Sensitive, "ehr", states{err: errors.New("not asked")}, "", false},
+	}
+	for _, tt := range tests {
+		r := &runner{outbox: tt.states, hard: context.Background()}
+		c := &store.Claimed{Delivery: store.Delivery{DataType: tt.dt, Destination: tt.dest}, Payload: snap, Snapshot: true}
+		res, ok := r.updatedArrived(c)
+		if ok != (tt.class == "") || res.ErrorClass != tt.class || res.Permanent != tt.permanent {
+			t.Errorf("%s: %+v, %v; want class %q, permanent %v", tt.name, res, ok, tt.class, tt.permanent)
+		}
+	}
+}
