@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -268,12 +269,14 @@ func (c *claimer) safeRound() (more, saturated bool) {
 
 // request is what a claim asks the store for: up to limit due deliveries,
 // none for the destinations in skip (their lines are full), nor for those
-// paused or waiting for their rate's next token. Claim-time rules go here.
-func (c *claimer) request(owner string, limit int, skip []store.DestinationRef) store.ClaimRequest {
+// paused or waiting for their rate's next token, and to each destination
+// no more than its line can take (rooms; other for a destination without
+// a line). Claim-time rules go here.
+func (c *claimer) request(owner string, limit int, skip []store.DestinationRef, rooms []store.DestinationRoom, other int) store.ClaimRequest {
 	now := c.opts.Now()
 	skip = append(append(skip, c.pauses.list()...), c.rates.skip(now)...)
 	return store.ClaimRequest{Owner: owner, Now: now, LeaseUntil: now.Add(c.opts.Lease),
-		Limit: limit, Skip: skip, Unordered: c.opts.Unordered()}
+		Limit: limit, Skip: skip, Unordered: c.opts.Unordered(), Room: rooms, OtherRoom: other}
 }
 
 // round claims deliveries for the destinations with room in line and
@@ -294,17 +297,20 @@ func (c *claimer) round() (more, saturated bool) {
 	// refilled at half its read-ahead (see free) takes then rarely
 	// overflows.
 	limit := c.opts.PerDestination
-	var asked []store.DestinationRef
+	var lines []store.DestinationRoom // the lines with room, and how much
 	for key, l := range c.lanes {
 		if c.full(l) || load[key.ClientID] >= 2*c.opts.PerClient {
 			skip = append(skip, key)
 		} else {
 			// No more than the line, and its client's lines, can take:
-			// what does not fit is released, a write for nothing.
-			limit = max(limit, min(c.waitCap(l)-len(l.queue), 2*c.opts.PerClient-load[key.ClientID]))
-			asked = append(asked, key)
+			// what does not fit is released, a write for nothing, and
+			// takes the claim's room from the lines after it.
+			room := min(c.waitCap(l)-len(l.queue), 2*c.opts.PerClient-load[key.ClientID])
+			limit = max(limit, room)
+			lines = append(lines, store.DestinationRoom{DestinationRef: key, N: room})
 		}
 	}
+	rooms, other := c.newLineRooms(slices.Clip(lines))
 	c.mu.Unlock()
 	for o, ids := range trimmed {
 		if err := c.outbox.Release(c.hard, o, ids); err != nil {
@@ -320,13 +326,21 @@ func (c *claimer) round() (more, saturated bool) {
 		return false, true
 	}
 	limit = min(room, limit)
-	claimed, err := c.outbox.Claim(c.hard, c.request(owner, limit, skip))
+	req := c.request(owner, limit, skip, rooms, other)
+	claimed, err := c.outbox.Claim(c.hard, req)
 	if err != nil {
 		c.log.Error("claim deliveries", "err", err)
 		return false, false
 	}
-	c.dried(asked, len(claimed) < limit)
-	overflow, roomLeft, ok := c.queue(owner, claimed, len(claimed) == limit, c.opts.Now())
+	got := map[store.DestinationRef]int{}
+	for _, cl := range claimed {
+		got[cl.Ref()]++
+	}
+	// A destination's claim came back whole (more may be due for it) when
+	// the claim got all it asked for, or the destination all its room.
+	whole := func(ref store.DestinationRef) bool { return len(claimed) == limit || got[ref] >= req.RoomFor(ref) }
+	c.dried(lines, whole)
+	overflow, roomLeft, ok := c.queue(owner, claimed, whole, c.opts.Now())
 	if !ok {
 		return false, false
 	}
@@ -343,6 +357,20 @@ func (c *claimer) round() (more, saturated bool) {
 	// is claimed when a line drains (the refill claims in due order across
 	// destinations), on their saves' wake-ups, or on the poll.
 	return len(claimed) == limit && len(overflow) < len(claimed) && (roomLeft || c.wantsMore()), false
+}
+
+// newLineRooms adds to rooms what a destination without a line may take:
+// the waitCap its line would have (its window, kept since its last line
+// or PerDestination, and at most Workers/(n+1) with n lines now); other
+// is that of a destination with no window kept. c.mu is held.
+func (c *claimer) newLineRooms(rooms []store.DestinationRoom) ([]store.DestinationRoom, int) {
+	fresh := max(1, c.opts.Workers/(len(c.lanes)+1))
+	for key, w := range c.windows {
+		if _, ok := c.lanes[key]; !ok {
+			rooms = append(rooms, store.DestinationRoom{DestinationRef: key, N: max(1, min(w, fresh))})
+		}
+	}
+	return rooms, max(1, min(c.opts.PerDestination, fresh))
 }
 
 // wantsMore reports whether a destination the rounds were woken for has
@@ -375,8 +403,8 @@ func (c *claimer) clientLoad() map[string]int {
 // full: to release), whether a line it served has room left, and false
 // when owner is no longer the one held: the hold broke while the claim
 // ran, and the claim's leases go to whoever takes them over. whole: the
-// claim got all it asked for.
-func (c *claimer) queue(owner string, claimed []store.Claimed, whole bool, now time.Time) (overflow []int64, roomLeft, ok bool) {
+// claim came back whole for a destination (see round).
+func (c *claimer) queue(owner string, claimed []store.Claimed, whole func(store.DestinationRef) bool, now time.Time) (overflow []int64, roomLeft, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur, held := c.leases.current(); !held || cur != owner {
@@ -462,22 +490,22 @@ func (c *claimer) mayStart(client string, l *lane, share int) bool {
 		(l.busy == 0 || (l.busy < share && c.inflight < c.growth()))
 }
 
-// dried marks the lines a claim could serve dry when it found less than
-// it asked for (nothing more is due for them), or not dry.
-func (c *claimer) dried(lines []store.DestinationRef, dry bool) {
+// dried marks the lines a claim could serve dry when its claim did not
+// come back whole for them (nothing more is due for them), or not dry.
+func (c *claimer) dried(lines []store.DestinationRoom, whole func(store.DestinationRef) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, key := range lines {
-		if l, ok := c.lanes[key]; ok {
-			l.dry = dry
+	for _, r := range lines {
+		if l, ok := c.lanes[r.DestinationRef]; ok {
+			l.dry = !whole(r.DestinationRef)
 		}
 	}
 }
 
 // adapt resizes the window of each line a claim served, as it finds them
-// when the claim comes back (see lane). whole: the claim got all it asked
-// for (more is due). c.mu is held.
-func (c *claimer) adapt(claimed []store.Claimed, whole bool) {
+// when the claim comes back (see lane). whole: the claim came back whole
+// for a destination (more may be due). c.mu is held.
+func (c *claimer) adapt(claimed []store.Claimed, whole func(store.DestinationRef) bool) {
 	seen := map[*lane]bool{}
 	for _, cl := range claimed {
 		l := c.lane(cl.Ref())
@@ -486,7 +514,7 @@ func (c *claimer) adapt(claimed []store.Claimed, whole bool) {
 		}
 		seen[l] = true
 		switch w := c.window(l); {
-		case whole && l.busy < c.share() && 4*len(l.queue) < w:
+		case whole(cl.Ref()) && l.busy < c.share() && 4*len(l.queue) < w:
 			l.window = min(2*w, maxWindow*c.opts.PerDestination)
 		case 2*len(l.queue) >= w:
 			l.window = max(w/2, c.opts.PerDestination)

@@ -90,14 +90,17 @@ func (o *memOutbox) Claim(ctx context.Context, req store.ClaimRequest) ([]store.
 	defer o.mu.Unlock()
 	var out []store.Claimed
 	var ids []int64
+	got := map[store.DestinationRef]int{}
 	for _, d := range o.ds {
 		if len(out) == req.Limit {
 			break
 		}
 		leased := d.owner != "" && d.leaseUntil.After(req.Now)
-		if d.erased || d.State != store.Pending || d.NextAt.After(req.Now) || leased || slices.Contains(req.Skip, d.Ref()) {
+		if d.erased || d.State != store.Pending || d.NextAt.After(req.Now) || leased || slices.Contains(req.Skip, d.Ref()) ||
+			got[d.Ref()] >= req.RoomFor(d.Ref()) {
 			continue
 		}
+		got[d.Ref()]++
 		d.owner, d.leaseUntil = req.Owner, req.LeaseUntil
 		c := d.Claimed
 		c.DueAt = d.NextAt // memOutbox keeps NextAt: it is when the delivery became due

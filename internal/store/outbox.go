@@ -144,6 +144,47 @@ type ClaimRequest struct {
 	// events were raised: one waits while an earlier one of its record to
 	// the same destination is pending (its retries included).
 	Unordered []DestinationRef
+	// Room caps what one destination may get of the claim: one listed in
+	// Room at most its N, any other at most OtherRoom (0: no cap). A claim
+	// then reaches every destination with room, in due order, instead of
+	// giving its limit to the first ones for their lines to release what
+	// does not fit.
+	Room      []DestinationRoom
+	OtherRoom int
+}
+
+// DestinationRoom is how many deliveries a destination may take.
+type DestinationRoom struct {
+	DestinationRef
+	N int
+}
+
+// ByDestination reports whether the claim skips or caps destinations:
+// the stores then claim destination by destination, rather than walking
+// the due deliveries of all of them in order.
+func (r *ClaimRequest) ByDestination() bool {
+	if len(r.Skip) > 0 || r.OtherRoom > 0 && r.OtherRoom < r.Limit {
+		return true
+	}
+	for _, room := range r.Room {
+		if room.N < r.Limit {
+			return true
+		}
+	}
+	return false
+}
+
+// RoomFor is how many deliveries destination ref may get of the claim.
+func (r *ClaimRequest) RoomFor(ref DestinationRef) int {
+	for _, room := range r.Room {
+		if room.DestinationRef == ref {
+			return room.N
+		}
+	}
+	if r.OtherRoom > 0 {
+		return r.OtherRoom
+	}
+	return r.Limit
 }
 
 // Attempt is one try of a delivery.

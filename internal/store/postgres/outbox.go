@@ -25,17 +25,19 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 }
 
 // claim runs the claim in t: qClaimLimit, or qClaimSkipping when it
-// skips destinations, so that their backlog costs it nothing. Sorts go
+// skips destinations (so that their backlog costs it nothing) or caps
+// what each may get. Sorts go
 // off for the claim, and on again for the batch's other work (see
 // qClaimLimit): the three statements go in one round trip.
 func claim(ctx context.Context, t pgx.Tx, req *store.ClaimRequest) ([]store.Claimed, error) {
 	b := &pgx.Batch{}
 	b.Queue(sortless)
-	q := claimQuery(req.Limit)
-	if len(req.Skip) > 0 {
+	q, args := claimQuery(req.Limit), []any{req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered)}
+	if req.ByDestination() {
 		q = claimSkippingQuery(req.Limit)
+		args = append(args, roomArgs(req)...)
 	}
-	b.Queue(q, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered))
+	b.Queue(q, args...)
 	b.Queue(sorting)
 	br := t.SendBatch(ctx, b)
 	defer br.Close()
@@ -54,6 +56,20 @@ func claim(ctx context.Context, t pgx.Tx, req *store.ClaimRequest) ([]store.Clai
 		return nil, err
 	}
 	return out, br.Close()
+}
+
+// roomArgs are qClaimSkipping's last three parameters: the destinations
+// with a room of their own, their rooms, and every other's.
+func roomArgs(req *store.ClaimRequest) []any {
+	names, rooms := make([]string, 0, len(req.Room)), make([]int32, 0, len(req.Room))
+	for _, r := range req.Room {
+		names, rooms = append(names, r.ClientID+"/"+r.ID), append(rooms, int32(max(r.N, 1)))
+	}
+	other := req.Limit
+	if req.OtherRoom > 0 {
+		other = req.OtherRoom
+	}
+	return []any{names, rooms, int32(other)}
 }
 
 // refs writes destinations as the claim's "client/id" strings.

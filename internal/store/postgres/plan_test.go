@@ -65,7 +65,8 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 		{"commit: update", qUpdateRecord, "'acme-main', decode(md5('e2'), 'hex'), '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1, false},
 		{"commit: update keeping the email", qRewriteRecord, "'acme-main', '\\x00'::bytea, 3, NULL, NULL, 'acme', " + uuid(77) + ", 'faceScan', 1", 1, false},
 		{"claim ten", claimQuery(10), "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[]", 50, true},
-		{"claim ten, skipping", claimSkippingQuery(10), "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[]", 80, true},
+		{"claim ten, skipping", claimSkippingQuery(10), "'p', 9e18::bigint, 5e18::bigint, ARRAY['acme/staging-1'], '{}'::text[], '{}'::text[], '{}'::int[], 10", 80, true},
+		{"claim ten, five at most to production-1", claimSkippingQuery(10), "'p', 9e18::bigint, 5e18::bigint, '{}'::text[], '{}'::text[], ARRAY['acme/production-1'], ARRAY[5], 10", 80, true},
 		{"next due", qNextDue, "5e18::bigint", 1, true},
 		{"finish", qFinish, "'delivered', 1, 0, 3, NULL, 100, 'p', 1", 1, false},
 	}

@@ -76,9 +76,11 @@ const (
 	claimSet = "lease_owner = $1, lease_until = $2, next_at = $2, due_at = coalesce(d.due_at, nullif(d.next_at, 0), d.created_at)"
 
 	// qClaimSkipping, with the limit written in wherever it says %[1]d,
-	// is the claim of qClaimLimit (same parameters, same answer: the first
-	// due deliveries in (next_at, id) order of the destinations not
-	// skipped, per-record order kept) for a claim that skips destinations.
+	// is the claim of qClaimLimit (same first five parameters, same
+	// answer: the first due deliveries in (next_at, id) order of the
+	// destinations not skipped, per-record order kept) for a claim that
+	// skips destinations, or caps what each may get: $6 and $7 list
+	// destinations ("client/id") and their room, $8 is every other's.
 	// qClaimLimit's walk reads every due delivery of the skipped ones
 	// that comes first; this one reads none of them, whatever their
 	// backlog:
@@ -91,8 +93,9 @@ const (
 	//     delivery among the first limit;
 	//   - picked: of the head ranked k, its destination's claimable
 	//     deliveries up to the limit-th head (none after it can be among
-	//     the first limit) and at most limit+1-k of them (the k-1 heads
-	//     before it come first), merged, the first limit;
+	//     the first limit), at most limit+1-k of them (the k-1 heads
+	//     before it come first) and at most its room, merged, the first
+	//     limit;
 	//   - locked: those still claimable, locked; one another process
 	//     holds is skipped (SKIP LOCKED), so a claim racing another can
 	//     return fewer than it could have.
@@ -110,7 +113,8 @@ const (
 	// It reads one index entry per destination with pending deliveries
 	// and, beyond the limit, at most limit*(limit+1)/2 rows however many
 	// are due, where qClaimLimit reads exactly the rows it claims when it
-	// skips nothing: Claim takes this one only when it skips. It sorts a
+	// skips nothing: Claim takes this one only when it skips or caps
+	// (store.ClaimRequest.ByDestination). It sorts a
 	// few rows (at most one per destination, or limit*(limit+1)/2) where
 	// the walks above need none; run sortless, each sort costs the
 	// planner's penalty for a disabled sort, which is why sortless also
@@ -123,10 +127,11 @@ const (
 		SELECT n.client_id, n.destination FROM dests t CROSS JOIN LATERAL (SELECT x.client_id, x.destination FROM deliveries x
 			WHERE x.state NOT IN ('delivered', 'failed') AND (x.client_id, x.destination) > (t.client_id, t.destination)
 			ORDER BY x.client_id, x.destination, x.next_at LIMIT 1) n),
-	heads AS MATERIALIZED (SELECT h.client_id, h.destination, h.unordered, f.next_at, f.id,
+	heads AS MATERIALIZED (SELECT h.client_id, h.destination, h.unordered, h.room, f.next_at, f.id,
 			row_number() OVER (ORDER BY f.next_at, f.id) AS k
-		FROM (SELECT client_id, destination, client_id || '/' || destination = ANY($5::text[]) AS unordered FROM dests
-			WHERE client_id || '/' || destination <> ALL($4::text[])) h
+		FROM (SELECT client_id, destination, client_id || '/' || destination = ANY($5::text[]) AS unordered,
+				coalesce((SELECT r.n FROM unnest($6::text[], $7::int[]) AS r (ref, n) WHERE r.ref = client_id || '/' || destination), $8) AS room
+			FROM dests WHERE client_id || '/' || destination <> ALL($4::text[])) h
 		CROSS JOIN LATERAL (SELECT c.next_at, c.id FROM deliveries c WHERE ` + claimable + `
 			ORDER BY c.client_id, c.destination, c.next_at, c.id LIMIT 1) f
 		ORDER BY f.next_at, f.id LIMIT %[1]d),
@@ -134,7 +139,7 @@ const (
 			WHERE ` + claimable + ` AND (c.next_at, c.id) <= (
 				coalesce((SELECT l.next_at FROM heads l WHERE l.k = %[1]d), 9223372036854775807),
 				coalesce((SELECT l.id FROM heads l WHERE l.k = %[1]d), 9223372036854775807))
-			ORDER BY c.client_id, c.destination, c.next_at, c.id LIMIT %[1]d + 1 - h.k) c
+			ORDER BY c.client_id, c.destination, c.next_at, c.id LIMIT least(%[1]d + 1 - h.k, h.room)) c
 		ORDER BY c.next_at, c.id LIMIT %[1]d),
 	locked AS (SELECT l.id FROM picked p JOIN deliveries l ON l.id = p.id
 		WHERE l.state || '' = 'pending' AND l.next_at <= $3 AND (l.lease_until IS NULL OR l.lease_until <= $3)

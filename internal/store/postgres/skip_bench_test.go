@@ -90,7 +90,11 @@ func claimWith(ctx context.Context, s *Store, q string, req store.ClaimRequest) 
 		if _, err := tx.Exec(ctx, sortless); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, q, req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered))
+		args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), refs(req.Skip), refs(req.Unordered)}
+		if q == claimSkippingQuery(req.Limit) {
+			args = append(args, roomArgs(&req)...)
+		}
+		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,8 @@ import (
 )
 
 // skippingClaim is the claim of req when it skips destinations (full
-// lines, paused destinations, those waiting for their rate's next token):
+// lines, paused destinations, those waiting for their rate's next token)
+// or caps what each may get (store.ClaimRequest.ByDestination):
 // the same answer as the walk in due order of claim (the first due
 // deliveries in (next_at, id) order of the destinations not skipped,
 // per-record order kept), without reading the skipped destinations' due
@@ -22,7 +23,8 @@ import (
 //     destinations can have a delivery among the first limit;
 //   - picked: of each head's destination, its claimable deliveries up to
 //     the limit-th head (none after it can be among the first limit), at
-//     most limit of them, merged, the first limit.
+//     most limit of them (SQLite's LIMIT cannot name the head's rank) and
+//     at most its room, merged, the first limit.
 //
 // It reads a few index entries per destination with pending
 // deliveries and, beyond the limit, at most limit*limit rows however many
@@ -30,7 +32,11 @@ import (
 // whatever the statistics say. It returns the statement (an UPDATE
 // returning the ids it leased) and its arguments.
 func skippingClaim(req *store.ClaimRequest) (string, []any) {
-	args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), max(req.Limit, 1)}
+	other := req.Limit
+	if req.OtherRoom > 0 {
+		other = req.OtherRoom
+	}
+	args := []any{req.Owner, req.LeaseUntil.UnixNano(), req.Now.UnixNano(), max(req.Limit, 1), max(other, 1)}
 	values := func(refs []store.DestinationRef) string {
 		var b strings.Builder
 		for i, r := range refs {
@@ -42,10 +48,25 @@ func skippingClaim(req *store.ClaimRequest) (string, []any) {
 		}
 		return b.String()
 	}
-	skip := values(req.Skip)
+	skip := ""
+	if len(req.Skip) > 0 {
+		skip = " AND (client_id, destination) NOT IN (VALUES " + values(req.Skip) + ")"
+	}
 	unordered := "0"
 	if len(req.Unordered) > 0 {
 		unordered = "(client_id, destination) IN (VALUES " + values(req.Unordered) + ")"
+	}
+	room := "?5"
+	if len(req.Room) > 0 {
+		var b strings.Builder
+		for i, r := range req.Room {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "(?%d, ?%d, ?%d)", len(args)+1, len(args)+2, len(args)+3)
+			args = append(args, r.ClientID, r.ID, max(r.N, 1))
+		}
+		room = "coalesce((SELECT column3 FROM (VALUES " + b.String() + ") WHERE column1 = client_id AND column2 = destination), ?5)"
 	}
 	// The step from a destination to the next: its client's next
 	// destination, or the next client's first; each a seek (a row-value
@@ -63,18 +84,19 @@ func skippingClaim(req *store.ClaimRequest) (string, []any) {
 		SELECT CASE WHEN ` + sameNext + ` IS NULL THEN ` + client + ` ELSE t.client_id END,
 			coalesce(` + sameNext + `, (SELECT x.destination ` + walk + `x.client_id = ` + client + ` ORDER BY x.destination LIMIT 1))
 		FROM dests t WHERE t.destination IS NOT NULL),
-	heads AS MATERIALIZED (SELECT h.client_id, h.destination, h.unordered, f.next_at, f.id,
+	heads AS MATERIALIZED (SELECT h.client_id, h.destination, h.unordered, h.room, f.next_at, f.id,
 			row_number() OVER (ORDER BY f.next_at, f.id) AS k
-		FROM (SELECT client_id, destination, ` + unordered + ` AS unordered FROM dests
-			WHERE destination IS NOT NULL AND (client_id, destination) NOT IN (VALUES ` + skip + `)) h
+		FROM (SELECT client_id, destination, ` + unordered + ` AS unordered, ` + room + ` AS room FROM dests
+			WHERE destination IS NOT NULL` + skip + `) h
 		JOIN deliveries f ON f.id = (SELECT c.id FROM deliveries c INDEXED BY deliveries_due_by_destination WHERE ` + claimable + `
 			ORDER BY c.next_at, c.id LIMIT 1)
 		ORDER BY f.next_at, f.id LIMIT ?4),
 	last AS MATERIALIZED (SELECT coalesce((SELECT next_at FROM heads WHERE k = ?4), 9223372036854775807) AS next_at,
 		coalesce((SELECT id FROM heads WHERE k = ?4), 9223372036854775807) AS id),
-	picked AS (SELECT d.id FROM heads h JOIN deliveries d ON d.id IN (
-			SELECT c.id FROM last l, deliveries c INDEXED BY deliveries_due_by_destination WHERE ` + claimable + `
-				AND (c.next_at, c.id) <= (l.next_at, l.id) ORDER BY c.next_at, c.id LIMIT ?4)
+	picked AS (SELECT d.id FROM heads h JOIN deliveries d ON d.id IN (SELECT id FROM (
+			SELECT c.id, row_number() OVER (ORDER BY c.next_at, c.id) AS n
+			FROM last l, deliveries c INDEXED BY deliveries_due_by_destination WHERE ` + claimable + `
+				AND (c.next_at, c.id) <= (l.next_at, l.id) ORDER BY c.next_at, c.id LIMIT ?4) WHERE n <= h.room)
 		ORDER BY d.next_at, d.id LIMIT ?4)
 	UPDATE deliveries SET ` + claimSet + ` WHERE id IN (SELECT id FROM picked) RETURNING id`
 	return q, args

@@ -28,12 +28,13 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 // delivery pending to the same destination waits for it (per-record
 // order), unless the destination is unordered.
 //
-// A claim that skips destinations takes skippingClaim, which does not
-// read their backlog; one that skips nothing walks the pending deliveries
-// in due order and reads only those it takes.
+// A claim that skips destinations, or caps what each may get, takes
+// skippingClaim, which does not read the skipped ones' backlog; one that
+// does neither walks the pending deliveries in due order and reads only
+// those it takes.
 func (t *tx) claim(ctx context.Context, req *store.ClaimRequest) ([]store.Claimed, error) {
 	q, args := walkingClaim(req)
-	if len(req.Skip) > 0 {
+	if req.ByDestination() {
 		q, args = skippingClaim(req)
 	}
 	ids, err := queryIDs(ctx, t.conn, q, args...)

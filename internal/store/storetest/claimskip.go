@@ -38,35 +38,46 @@ type modelDelivery struct {
 // testClaimSkipping gives deliveries to five destinations of two clients
 // known, shuffled due times (some not due yet; each record's sensitive
 // delivery behind its non-sensitive one), then checks each claim, with
-// and without destinations skipped or unordered and at several limits,
-// against the rule: the first due deliveries, in (due time, id) order, of
-// the destinations not skipped, a record's later delivery to an ordered
-// destination held while its earlier one is pending.
+// and without destinations skipped, unordered or given a room, and at
+// several limits, against the rule: the first due deliveries, in (due
+// time, id) order, of the destinations not skipped, each destination's up
+// to its room, a record's later delivery to an ordered destination held
+// while its earlier one is pending.
 func testClaimSkipping(t *testing.T, o Opener) {
 	h := open(t, o)
 	now := time.Now().Truncate(time.Microsecond).Add(time.Hour)
 	model := fillSkipModel(t, h, now)
+	room := func(name string, n int) store.DestinationRoom {
+		return store.DestinationRoom{DestinationRef: refs(name)[0], N: n}
+	}
 	cases := []struct {
 		name            string
 		limit           int
 		skip, unordered []store.DestinationRef
+		rooms           []store.DestinationRoom
+		other           int
 	}{
-		{"nothing skipped", 7, nil, nil},
-		{"one skipped", 7, refs("acme/d1"), nil},
-		{"one skipped, limit 1", 1, refs("acme/d2"), nil},
-		{"three skipped of two clients", 3, refs("acme/d1", "acme/d3", "initech/e1"), nil},
-		{"a destination without deliveries skipped", 100, refs("acme/nowhere"), nil},
-		{"a skipped one, an unordered one", 12, refs("acme/d2"), refs("acme/d1")},
-		{"all but one skipped", 100, refs("acme/d1", "acme/d2", "acme/d3", "initech/e1"), nil},
-		{"all skipped", 100, refs("acme/d1", "acme/d2", "acme/d3", "initech/e1", "initech/e2"), nil},
+		{"nothing skipped", 7, nil, nil, nil, 0},
+		{"one skipped", 7, refs("acme/d1"), nil, nil, 0},
+		{"one skipped, limit 1", 1, refs("acme/d2"), nil, nil, 0},
+		{"three skipped of two clients", 3, refs("acme/d1", "acme/d3", "initech/e1"), nil, nil, 0},
+		{"a destination without deliveries skipped", 100, refs("acme/nowhere"), nil, nil, 0},
+		{"a skipped one, an unordered one", 12, refs("acme/d2"), refs("acme/d1"), nil, 0},
+		{"all but one skipped", 100, refs("acme/d1", "acme/d2", "acme/d3", "initech/e1"), nil, nil, 0},
+		{"all skipped", 100, refs("acme/d1", "acme/d2", "acme/d3", "initech/e1", "initech/e2"), nil, nil, 0},
+		{"rooms of their own, and the others'", 12, nil, nil, []store.DestinationRoom{room("acme/d1", 2), room("initech/e2", 1)}, 3},
+		{"a room and a skip", 20, refs("acme/d2"), nil, []store.DestinationRoom{room("acme/d1", 4)}, 0},
+		{"one each", 10, nil, nil, nil, 1},
+		{"rooms, a skip, an unordered one", 9, refs("initech/e1"), refs("acme/d1"), []store.DestinationRoom{room("acme/d1", 5)}, 2},
 	}
 	for _, c := range cases {
-		got, err := h.Claim(context.Background(), store.ClaimRequest{Owner: "p", Now: now, LeaseUntil: now.Add(time.Minute),
-			Limit: c.limit, Skip: c.skip, Unordered: c.unordered})
+		req := store.ClaimRequest{Owner: "p", Now: now, LeaseUntil: now.Add(time.Minute),
+			Limit: c.limit, Skip: c.skip, Unordered: c.unordered, Room: c.rooms, OtherRoom: c.other}
+		got, err := h.Claim(context.Background(), req)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		want := expectClaim(model, now, c.limit, c.skip, c.unordered)
+		want := expectClaim(model, &req)
 		if g, w := claimedIDs(got), want; !slices.Equal(g, w) {
 			t.Errorf("%s: claimed %v, want %v", c.name, g, w)
 		}
@@ -123,16 +134,18 @@ func refs(names ...string) []store.DestinationRef {
 	return out
 }
 
-// expectClaim is what a claim at now should take of model.
-func expectClaim(model map[int64]*modelDelivery, now time.Time, limit int, skip, unordered []store.DestinationRef) []int64 {
+// expectClaim is what claim r should take of model: in (due time, id)
+// order, the first r.Limit of the destinations not skipped, each
+// destination's up to its room.
+func expectClaim(model map[int64]*modelDelivery, r *store.ClaimRequest) []int64 {
 	var due []*modelDelivery
 	for _, d := range model {
-		if d.next.After(now) || slices.Contains(skip, d.Ref()) {
+		if d.next.After(r.Now) || slices.Contains(r.Skip, d.Ref()) {
 			continue
 		}
 		// Every non-sensitive delivery stays pending: a sensitive one
 		// waits for its record's to an ordered destination.
-		if d.sensitive && !slices.Contains(unordered, d.Ref()) {
+		if d.sensitive && !slices.Contains(r.Unordered, d.Ref()) {
 			continue
 		}
 		due = append(due, d)
@@ -141,8 +154,15 @@ func expectClaim(model map[int64]*modelDelivery, now time.Time, limit int, skip,
 		return cmp.Or(a.next.Compare(b.next), cmp.Compare(a.ID, b.ID))
 	})
 	var ids []int64
-	for _, d := range due[:min(limit, len(due))] {
-		ids = append(ids, d.ID)
+	taken := map[store.DestinationRef]int{}
+	for _, d := range due {
+		if len(ids) == r.Limit {
+			break
+		}
+		if taken[d.Ref()] < r.RoomFor(d.Ref()) {
+			taken[d.Ref()]++
+			ids = append(ids, d.ID)
+		}
 	}
 	slices.Sort(ids)
 	return ids
