@@ -30,8 +30,9 @@ import (
 //   - at most Workers attempts in all.
 //
 // A line holds at most twice its destination's share (in flight and
-// waiting); a claim skips full lines, so it reaches the due deliveries of
-// every other destination. It claims when something may be due: a save's
+// waiting); a claim skips full lines and gives each other destination no
+// more than its line can take, so it reaches the due deliveries of every
+// other destination. It claims when something may be due: a save's
 // or a drained line's hint for a destination, a replay, a takeover, the
 // next scheduled retry, or the poll.
 //
