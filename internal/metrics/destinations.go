@@ -55,6 +55,12 @@ func (m *Metrics) SetDestinations(pairs [][2]string) {
 	m.dests.mu.Lock()
 	m.dests.known, m.dests.clients = known, clients
 	m.dests.mu.Unlock()
+	// Each client's red-flag series exists from the load on, at 0, so an
+	// alert on any increase sees the first red flag after a start.
+	m.dests.redFlags.WithLabelValues(Other)
+	for c := range clients {
+		m.dests.redFlags.WithLabelValues(c)
+	}
 }
 
 func (d *destinations) labels(client, destination string) (string, string) {

@@ -15,18 +15,20 @@ import (
 // update is the results-updated event of a save that leaves rec, or nil,
 // and whether it brings a new red flag. A save raises one when it changes
 // the results (any score, category, flag or withheld reason) of a record
-// whose results were sent before: its sensitive event (or an earlier
-// update) has a delivery, in any state (docs/delivery.md#results-updated).
-// It is raised, and kept, even when no destination takes it, so the
-// operator's metric and the record's history see it.
+// whose assessment was completed before: its results were raised then
+// (docs/delivery.md#results-updated). It is raised, and kept, even when
+// no destination takes it, so the operator's metric and the record's
+// history see it, whatever became of the earlier results' deliveries.
 //
-// It goes to each destination of candidates that lists results-updated
-// and has a delivery of the record's results, naming the latest one: the
-// message it replaces. To a destination ordered per record that one goes
-// first, whatever its state now; the attempt sends the update only once
-// it is delivered (deliver: updated_message_undelivered otherwise), so an
-// update never names a message its destination did not get. A destination
-// with ordering none is named only a delivered message.
+// It goes to each destination of candidates that lists results-updated.
+// It names the message it replaces: the destination's latest delivery of
+// the record's results that did not fail for good. One still on its way
+// goes first (per-record order; with ordering none the attempt waits for
+// it: deliver's updated_message_unconfirmed), so an update never names a
+// message its destination did not get. It names none (null) when there
+// is none on record: the earlier results failed for good there, the
+// destination came later, or retention removed their deliveries. A red
+// flag then still reaches the destination, with the complete results.
 //
 // What it costs a save: nothing for a record whose assessment was not
 // completed before this save (or a client without full results); the
@@ -44,16 +46,18 @@ func (s *Service) update(ctx context.Context, client *config.Client, prev *store
 		return nil, false, nil
 	}
 	latest, err := s.d.Store.LatestResults(ctx, rec.Key)
-	if err != nil || len(latest) == 0 {
+	if err != nil {
 		return nil, false, err
 	}
 	to, updates := []string{}, map[string]string{}
 	for _, d := range candidates {
-		last, ok := latest[d.ID]
-		if !ok || !d.Gets(config.EventResultsUpdated) || d.Ordering == config.OrderingNone && last.State != store.Delivered {
+		if !d.Gets(config.EventResultsUpdated) {
 			continue
 		}
-		to, updates[d.ID] = append(to, d.ID), last.MessageID
+		to = append(to, d.ID)
+		if last, ok := latest[d.ID]; ok {
+			updates[d.ID] = last.MessageID
+		}
 	}
 	snap, model, err := s.d.Snapshot(record.ResultsUpdated, rec, updates)
 	if err != nil {

@@ -100,13 +100,16 @@ func TestALaterSaveThatChangesDeliveredResultsRaisesResultsUpdated(t *testing.T)
 			raised: true, redFlag: true, asked: true, to: []string{"ehr", "app"}},
 		{name: "a changed score without a red flag", latest: delivered, change: record.Fields{SystolicBloodPressureMmhg: new(135.0)},
 			raised: true, asked: true, to: []string{"ehr", "app"}},
-		{name: "while the results are on their way: after them, in record order only", latest: pending,
-			change: record.Fields{HeartRateBpm: new(150.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr"}},
-		{name: "after the results failed: named, for the attempt to hold back", latest: sent(store.Failed, "ehr"),
-			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr"}},
-		{name: "results never sent anywhere", latest: map[string]store.ResultsDelivery{}, change: record.Fields{HeartRateBpm: new(150.0)}, asked: true},
+		{name: "while the results are on their way: named, to go after them", latest: pending,
+			change: record.Fields{HeartRateBpm: new(150.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr", "app"}},
+		// The store names no delivery that failed for good: a destination
+		// without one on record is sent the update naming none.
+		{name: "after the results failed for good (none on record): sent, naming none", latest: map[string]store.ResultsDelivery{},
+			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr", "app"}},
+		{name: "results delivered to one destination, not (or no longer) on record for the other", latest: sent(store.Delivered, "ehr"),
+			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr", "app"}},
 		{name: "results sent only to a destination without updates", latest: sent(store.Delivered, "lab"),
-			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{}},
+			change: record.Fields{Oxygen: new(84.0)}, raised: true, redFlag: true, asked: true, to: []string{"ehr", "app"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,7 +154,9 @@ func TestALaterSaveThatChangesDeliveredResultsRaisesResultsUpdated(t *testing.T)
 			}
 			want := map[string]string{}
 			for _, id := range tt.to {
-				want[id] = tt.latest[id].MessageID
+				if last, ok := tt.latest[id]; ok {
+					want[id] = last.MessageID
+				}
 			}
 			last := (*snaps)[len(*snaps)-1]
 			if last.dt != record.ResultsUpdated || !maps.Equal(last.updates, want) {

@@ -70,8 +70,9 @@ type Records interface {
 	Get(ctx context.Context, key record.Key) (record.Record, error)
 	// LatestResults returns, by destination id, the latest delivery (by
 	// event, then delivery) of the record's results (an event of data
-	// type record.Sensitive or record.ResultsUpdated), in whatever state;
-	// empty when there is none (or no such record). A save asks only when
+	// type record.Sensitive or record.ResultsUpdated) that did not fail
+	// for good: delivered or pending; empty when there is none (or no
+	// such record). A failed one is not a message its destination has. A save asks only when
 	// it changed the results of a record whose assessment was completed
 	// before it.
 	LatestResults(ctx context.Context, key record.Key) (map[string]ResultsDelivery, error)
@@ -111,7 +112,7 @@ type Stored struct {
 // results (Records.LatestResults).
 type ResultsDelivery struct {
 	MessageID string
-	State     string // Pending, Delivered or Failed
+	State     string // Pending or Delivered
 }
 
 // Commit is the outcome of one save, for Store.Commit.

@@ -17,13 +17,14 @@ const latestResults = `SELECT d.destination, d.message_id, d.state FROM records 
 	JOIN events e ON e.record_id = r.id
 	JOIN deliveries d ON d.event_id = e.id
 	WHERE r.client_id = ? AND r.patient_uuid = ? AND r.assessment_type = ?
-	AND e.data_type IN ('sensitive', 'results-updated')
+	AND e.data_type IN ('sensitive', 'results-updated') AND d.state <> 'failed'
 	ORDER BY e.id, d.id`
 
 // LatestResults returns, by destination id, the latest delivery of the
-// record's results (an event of data type sensitive or results-updated),
-// in whatever state; empty when there is none. A results-updated event
-// names it as the message it updates.
+// record's results (an event of data type sensitive or results-updated)
+// that did not fail for good: delivered, or pending (on its way); empty
+// when there is none. A results-updated event names it as the message it
+// updates.
 func (s *Shared) LatestResults(ctx context.Context, key record.Key) (map[string]store.ResultsDelivery, error) {
 	type row struct {
 		destination string
