@@ -26,10 +26,6 @@ const (
 	DefaultPause = 10 * time.Millisecond
 	// MaxBatch bounds the batch a pass grows to while it is behind.
 	MaxBatch = 2000
-	// MinBatch bounds the batch a pass shrinks to when batches take long.
-	MinBatch = 20
-	// DefaultHold is the longest a batch should take.
-	DefaultHold = 40 * time.Millisecond
 )
 
 // Observer is told what each pass did (metrics.Retention fits).
@@ -43,16 +39,11 @@ type Observer interface {
 type Options struct {
 	Every time.Duration // between passes
 	// Batch is the rows of each kind a pass's first batch takes; while a
-	// pass finds more after each batch, the next one takes twice as many
-	// if the last took less than half of Hold, up to MaxBatch (the
-	// writer's fixed cost of a transaction, its sync, is shared by more
-	// rows), and half as many if it took more than Hold, down to MinBatch.
+	// pass finds more after each batch, the next one takes twice as many,
+	// up to MaxBatch: the writer's fixed cost of a transaction (its sync)
+	// is shared by more rows, while the pause below still keeps the sweep
+	// to a third of the writer.
 	Batch int
-	// Hold is the longest a batch should take (DefaultHold). Saves and
-	// claims wait for the writer while a batch holds it, so a batch's time
-	// is what the sweep adds to their worst latencies; rows removed per
-	// second are bounded by the pause below, not by the batch's size.
-	Hold time.Duration
 	// Pause is the least wait between batches; the wait is at least twice
 	// what the last batch took, so that the sweep holds the database's
 	// writer a third of the time at most.
@@ -81,9 +72,6 @@ func New(st store.Lifecycle, current func() *config.Config, obs Observer, log *s
 	}
 	if opts.Pause == 0 {
 		opts.Pause = DefaultPause
-	}
-	if opts.Hold == 0 {
-		opts.Hold = DefaultHold
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -165,7 +153,7 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 		if !got.More {
 			break
 		}
-		req.Batch = s.nextBatch(req.Batch, took)
+		req.Batch = min(2*req.Batch, max(MaxBatch, s.opts.Batch))
 		select {
 		case <-ctx.Done():
 			return total, ctx.Err()
@@ -189,17 +177,6 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 	s.obs.SetPendingKept(byRef)
 	s.obs.ObservePass("ok")
 	return total, nil
-}
-
-// nextBatch sizes the batch after one of batch rows that took took.
-func (s *Sweeper) nextBatch(batch int, took time.Duration) int {
-	switch {
-	case took > s.opts.Hold:
-		return max(batch/2, min(MinBatch, s.opts.Batch))
-	case took < s.opts.Hold/2:
-		return min(2*batch, max(MaxBatch, s.opts.Batch))
-	}
-	return batch
 }
 
 func (s *Sweeper) observe(got store.Swept) {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/pads-dev/pads/internal/config"
@@ -106,72 +105,6 @@ func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
 			if gone := r.Retention("removed-client"); gone != (store.Retention{Bodies: d.Bodies.D(), Deliveries: d.Deliveries.D()}) {
 				t.Fatalf("a removed client's retention %+v, want the defaults", gone)
 			}
-		})
-	}
-}
-
-// timedStore is a store whose batches take perRow for each row asked (on
-// the test's fake clock) and always find more, until calls are done.
-type timedStore struct {
-	fakeStore
-	perRow       time.Duration
-	calls        int
-	began, ended []time.Time
-}
-
-func (f *timedStore) Sweep(_ context.Context, r store.SweepRequest) (store.Swept, error) {
-	f.requests = append(f.requests, r)
-	f.began = append(f.began, time.Now())
-	time.Sleep(time.Duration(r.Batch) * f.perRow)
-	f.ended = append(f.ended, time.Now())
-	return store.Swept{Deliveries: r.Batch, More: len(f.requests) < f.calls}, nil
-}
-
-// A batch's time is what saves and claims may wait behind it: batches
-// grow while they are quick, shrink while they are slow, and the sweep
-// rests twice as long as each batch took, whatever the rows cost.
-func TestBatchesKeepToTheirHoldAndTheSweepToAThirdOfTheWriter(t *testing.T) {
-	t.Parallel()
-	cfg, err := config.Parse([]byte(cfgText), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	hold := 40 * time.Millisecond
-	for _, tt := range []struct {
-		name   string
-		perRow time.Duration
-		settle int // the batch the sweep settles at
-	}{
-		{"cheap rows grow to the largest batch", time.Microsecond, retention.MaxBatch},
-		{"dear rows shrink to the smallest batch", 10 * time.Millisecond, retention.MinBatch},
-		{"rows between settle under the hold", 100 * time.Microsecond, 200}, // 200 rows: 20 ms, 400: 40 ms
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				f := &timedStore{perRow: tt.perRow, calls: 12}
-				o := &observed{removed: map[string]int{}, passes: map[string]int{}}
-				s := retention.New(f, func() *config.Config { return cfg }, o, slog.New(slog.DiscardHandler),
-					retention.Options{Hold: hold})
-				if _, err := s.Pass(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				var batches []int
-				for i, r := range f.requests {
-					batches = append(batches, r.Batch)
-					took := f.ended[i].Sub(f.began[i])
-					if i > 0 && f.requests[i-1].Batch*int(tt.perRow) <= int(hold) && took > 2*hold {
-						t.Errorf("batch %d took %v after one within the hold", i, took)
-					}
-					if i+1 < len(f.requests) {
-						if rest := f.began[i+1].Sub(f.ended[i]); rest < 2*took {
-							t.Errorf("rested %v after a batch of %v: the sweep held more than a third", rest, took)
-						}
-					}
-				}
-				if last := batches[len(batches)-1]; last != tt.settle || batches[len(batches)-2] != tt.settle {
-					t.Fatalf("batches %v: want them to settle at %d", batches, tt.settle)
-				}
-			})
 		})
 	}
 }
