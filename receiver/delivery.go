@@ -11,11 +11,12 @@ import (
 const (
 	EventNonSensitive = "non-sensitive"
 	EventSensitive    = "sensitive"
-	// EventResultsUpdated is new results of an assessment whose results
-	// this destination received before, after a later save changed them
-	// (only to destinations that list it in their events). Its body is a
-	// sensitive payload or Bundle; Delivery.Updates names the message it
-	// updates.
+	// EventResultsUpdated is new results of a completed assessment,
+	// after a later save changed them (only to destinations that list it
+	// in their events), sent after the results it replaces. Its body is
+	// a sensitive payload or Bundle, the complete current results;
+	// Delivery.Updates names the message it updates ("" when pads had
+	// none on record for this destination).
 	EventResultsUpdated = "results-updated"
 	// EventTest is a test send (pads destinations test, the console's
 	// Send test button): no patient data; answer 2xx.

@@ -32,6 +32,9 @@ func newWatcher(m *metrics.Metrics, live func() *config.Config, sender deliver.S
 func (w *watcher) report(r deliver.Report) {
 	d := r.Delivery
 	w.metrics.ObserveDestinationAttempt(d.Key.ClientID, d.Destination, r.Outcome, r.Ended.Sub(d.CreatedAt))
+	if r.Outcome == "waiting" {
+		return // an update waiting for its earlier results: nothing was sent, nothing failed
+	}
 	events := w.tracker.Observe(notify.Outcome{Destination: d.Ref(), OK: r.Result.ErrorClass == "", ErrorClass: r.Result.ErrorClass,
 		StatusCode: r.Result.StatusCode, FailedForGood: r.Outcome == "failed", DeliveryID: d.ID, MessageID: d.MessageID,
 		DataType: string(d.DataType)}, r.Ended.UTC())

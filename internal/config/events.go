@@ -16,10 +16,10 @@ const (
 	EventNonSensitive = "non-sensitive"
 	// EventSensitive is the health results of a completed assessment.
 	EventSensitive = "sensitive"
-	// EventResultsUpdated is new health results of an assessment whose
-	// results the destination already received, when a later save changed
-	// them (docs/delivery.md#results-updated). Opt-in: no destination gets
-	// it unless it lists it.
+	// EventResultsUpdated is new health results of a completed
+	// assessment, when a later save changed them, sent after the results
+	// they replace (docs/delivery.md#results-updated). Opt-in: no
+	// destination gets it unless it lists it.
 	EventResultsUpdated = "results-updated"
 )
 

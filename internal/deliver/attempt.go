@@ -80,10 +80,10 @@ func (r *runner) send(c *store.Claimed, dest *Destination, n int, at time.Time) 
 // updatedArrived checks, for a results-updated delivery, that the message
 // it names as the one it updates (its snapshot's, for this destination)
 // was delivered: an update never names a message its destination did not
-// get. A failed (or erased) one fails the update for good, replayable
-// with it (a replay of both sends the earlier first, in record order); a
-// pending one, or a store that does not answer, is tried again by the
-// retry policy. Every other delivery passes.
+// get. A failed one fails the update for good, replayable with it (a
+// replay of both sends the earlier first, in record order); a pending
+// one, or a store that does not answer, makes it wait (outcome: waiting,
+// no try spent). Every other delivery passes.
 func (r *runner) updatedArrived(c *store.Claimed) (Result, bool) {
 	if c.DataType != record.ResultsUpdated || !c.Snapshot {
 		return Result{}, true
@@ -98,10 +98,15 @@ func (r *runner) updatedArrived(c *store.Claimed) (Result, bool) {
 	ctx, cancel := context.WithTimeout(r.hard, 10*time.Second)
 	defer cancel()
 	switch state, err := r.outbox.MessageState(ctx, id); {
-	case err == nil && state == store.Delivered:
+	case err == nil && state == store.Delivered, errors.Is(err, store.ErrNotFound):
+		// Not found: the retention removed it once it was finished. It
+		// was named on its way or delivered, and an erasure would have
+		// taken this update with it: send.
 		return Result{}, true
-	case errors.Is(err, store.ErrNotFound) || err == nil && state == store.Failed:
+	case err == nil && state == store.Failed:
 		return Result{ErrorClass: ClassUpdatedUndelivered, Permanent: true}, false
+	case err != nil:
+		r.log.Warn("read the state of the message an update names; it waits", "delivery_id", c.ID, "err", err)
 	}
 	return Result{ErrorClass: ClassUpdatedUnconfirmed}, false
 }

@@ -19,8 +19,12 @@ type tried struct {
 type verdict struct {
 	State  string    // store.Delivered, store.Pending or store.Failed
 	NextAt time.Time // for store.Pending
-	Label  string    // "delivered", "retry", "failed" or "paused"
+	Label  string    // "delivered", "retry", "failed", "paused" or "waiting"
 }
+
+// updateWait is how long a results-updated delivery waits before it
+// looks again whether the message it names was delivered.
+const updateWait = 5 * time.Second
 
 // removedGrace is how long a delivery whose destination this process's
 // config does not know stays pending, looked at again every minute, before
@@ -41,6 +45,12 @@ func outcome(t tried, p Policy, now time.Time) verdict {
 		// tries it had left. (A second on: no claim may return it while
 		// this attempt is still winding up.)
 		return verdict{State: store.Pending, NextAt: now.Add(time.Second), Label: "paused"}
+	case t.ErrorClass == ClassUpdatedUnconfirmed:
+		// An update whose earlier results are still on their way (a
+		// destination with ordering none): it waits for them, as long as
+		// they take, and spends none of its tries, so it is never failed
+		// for good unsent while they retry.
+		return verdict{State: store.Pending, NextAt: now.Add(updateWait), Label: "waiting"}
 	case t.ErrorClass == ClassDestinationRemoved && now.Sub(t.Created) < removedGrace:
 		// This process's config lacks the destination: it may be one a
 		// reload on another process has just added, or a typo about to be

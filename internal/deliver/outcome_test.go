@@ -45,6 +45,8 @@ func TestOutcome(t *testing.T) {
 			verdict{State: store.Failed, Label: "failed"}},
 		{"a 410 Gone, even on the last try, waits for the destination to be resumed", tried{Result: Result{StatusCode: 410, ErrorClass: ClassGone}, Number: 3, Created: fresh},
 			verdict{State: store.Pending, NextAt: now.Add(time.Second), Label: "paused"}},
+		{"an update whose earlier results are on their way waits, past its last try", tried{Result: Result{ErrorClass: ClassUpdatedUnconfirmed}, Number: 3, Created: fresh},
+			verdict{State: store.Pending, NextAt: now.Add(updateWait), Label: "waiting"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

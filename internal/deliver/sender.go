@@ -51,11 +51,11 @@ const (
 	// raised before pads made FHIR Bundles; it has none to send.
 	ClassNoFHIR = "fhir_unavailable"
 	// ClassUpdatedUndelivered: a results-updated delivery whose earlier
-	// message (the one it names as updated) failed for good or is gone;
-	// it fails at once, unsent, and is replayed with that message.
+	// message (the one it names as updated) failed for good; it fails at
+	// once, unsent, and is replayed with that message.
 	ClassUpdatedUndelivered = "updated_message_undelivered"
 	// ClassUpdatedUnconfirmed: a results-updated delivery whose earlier
 	// message pads could not yet see delivered (still pending, or the
-	// database did not answer); unsent, tried again by the retry policy.
+	// database did not answer); unsent, it waits (no try spent).
 	ClassUpdatedUnconfirmed = "updated_message_unconfirmed"
 )

@@ -3,6 +3,7 @@ package deliver
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 
 	"github.com/pads-dev/pads/internal/record"
@@ -28,9 +29,10 @@ func (s states) MessageState(ctx context.Context, id string) (string, error) {
 }
 
 // A results-updated delivery is sent only once the message it updates was
-// delivered to its destination: a failed or erased one fails it for good,
-// a pending one (or a store that does not answer) is tried again; a
-// delivery of another type, or an update naming none, passes.
+// delivered to its destination: a failed one fails it for good, a pending
+// one (or a store that does not answer) makes it wait; one no longer on
+// record (removed by retention once finished), a delivery of another
+// type, or an update naming none, passes.
 func TestAnUpdateGoesOnlyOnceTheMessageItUpdatesWasDelivered(t *testing.T) {
 	t.Parallel()
 	snap := []byte(`{"v":1,"updates":{"ehr":"msg_a"}}`)
@@ -44,14 +46,14 @@ func TestAnUpdateGoesOnlyOnceTheMessageItUpdatesWasDelivered(t *testing.T) {
 	}{
 		{"delivered", record.ResultsUpdated, "ehr", states{of: map[string]string{"msg_a": store.Delivered}}, "", false},
 		{"failed", record.ResultsUpdated, "ehr", states{of: map[string]string{"msg_a": store.Failed}}, ClassUpdatedUndelivered, true},
-		{"erased", record.ResultsUpdated, "ehr", states{of: map[string]string{}}, ClassUpdatedUndelivered, true},
+		{"no longer on record", record.ResultsUpdated, "ehr", states{of: map[string]string{}}, "", false},
 		{"pending", record.ResultsUpdated, "ehr", states{of: map[string]string{"msg_a": store.Pending}}, ClassUpdatedUnconfirmed, false},
 		{"store down", record.ResultsUpdated, "ehr", states{err: store.ErrUnavailable}, ClassUpdatedUnconfirmed, false},
 		{"names none for this destination", record.ResultsUpdated, "lab", states{err: errors.New("not asked")}, "", false},
 		{"a sensitive delivery", record.Sensitive, "ehr", states{err: errors.New("not asked")}, "", false},
 	}
 	for _, tt := range tests {
-		r := &runner{outbox: tt.states, hard: context.Background()}
+		r := &runner{outbox: tt.states, hard: context.Background(), log: slog.New(slog.DiscardHandler)}
 		c := &store.Claimed{Delivery: store.Delivery{DataType: tt.dt, Destination: tt.dest}, Payload: snap, Snapshot: true}
 		res, ok := r.updatedArrived(c)
 		if ok != (tt.class == "") || res.ErrorClass != tt.class || res.Permanent != tt.permanent {

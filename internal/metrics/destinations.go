@@ -37,7 +37,7 @@ func newDestinations() *destinations {
 		}, []string{"client", "destination"}),
 		redFlags: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pads_results_updated_red_flags_total",
-			Help: "Saves that brought a red flag the results already delivered did not have (a results-updated event), by client.",
+			Help: "Later saves of a completed assessment that brought a red flag its results did not have (a results-updated event), by client.",
 		}, []string{"client"}),
 		known: map[[2]string]bool{},
 	}

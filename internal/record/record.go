@@ -16,8 +16,8 @@ const (
 	NonSensitive DataType = "non-sensitive"
 	Sensitive    DataType = "sensitive"
 	// ResultsUpdated is an event only, never a data type of the API: the
-	// new health results of an assessment whose results a destination
-	// already received, after a later save changed them.
+	// new health results of a completed assessment, after a later save
+	// changed them.
 	ResultsUpdated DataType = "results-updated"
 )
 
