@@ -18,3 +18,10 @@ UPDATE sqlite_schema
 PRAGMA writable_schema = RESET;
 CREATE TABLE migration_0090_schema_cookie (x INTEGER);
 DROP TABLE migration_0090_schema_cookie;
+-- Fails the migration (its transaction rolls back) unless both CHECKs now
+-- allow the new type: a schema text that differed from the one replaced
+-- above would otherwise leave saves that raise an update failing later.
+CREATE TEMP TABLE migration_0090_check (both_changed INTEGER CHECK (both_changed = 1));
+INSERT INTO migration_0090_check SELECT count(*) = 2 FROM sqlite_schema
+    WHERE type = 'table' AND name IN ('events', 'deliveries') AND sql LIKE '%''results-updated''%';
+DROP TABLE migration_0090_check;
