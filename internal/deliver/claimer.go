@@ -306,12 +306,12 @@ func (c *claimer) round() (more, saturated bool) {
 			// No more than the line, and its client's lines, can take:
 			// what does not fit is released, a write for nothing, and
 			// takes the claim's room from the lines after it.
-			room := min(c.waitCap(l)-len(l.queue), 2*c.opts.PerClient-load[key.ClientID])
-			limit = max(limit, room)
-			lines = append(lines, store.DestinationRoom{DestinationRef: key, N: room})
+			lineRoom := min(c.waitCap(l)-len(l.queue), 2*c.opts.PerClient-load[key.ClientID])
+			limit = max(limit, lineRoom)
+			lines = append(lines, store.DestinationRoom{DestinationRef: key, N: lineRoom})
 		}
 	}
-	rooms, other := c.newLineRooms(slices.Clip(lines))
+	rooms, other := c.newLineRooms(slices.Clip(lines), load)
 	c.mu.Unlock()
 	for o, ids := range trimmed {
 		if err := c.outbox.Release(c.hard, o, ids); err != nil {
@@ -362,16 +362,33 @@ func (c *claimer) round() (more, saturated bool) {
 
 // newLineRooms adds to rooms what a destination without a line may take:
 // the waitCap its line would have (its window, kept since its last line
-// or PerDestination, and at most Workers/(n+1) with n lines now); other
-// is that of a destination with no window kept. c.mu is held.
-func (c *claimer) newLineRooms(rooms []store.DestinationRoom) ([]store.DestinationRoom, int) {
+// or PerDestination, and at most Workers/(n+1) with n lines now), and no
+// more than its client may still hold (2*PerClient less its load, as for
+// the lines): what does not fit is released, a write for nothing. other
+// is that of a destination with no window kept, of a client with nothing
+// here; the destinations of a client with less room left than that are
+// listed with their client's room. Clients with no room left are skipped
+// whole (see round). c.mu is held.
+func (c *claimer) newLineRooms(rooms []store.DestinationRoom, load map[string]int) ([]store.DestinationRoom, int) {
 	fresh := max(1, c.opts.Workers/(len(c.lanes)+1))
+	budget := func(client string) int { return 2*c.opts.PerClient - load[client] }
 	for key, w := range c.windows {
 		if _, ok := c.lanes[key]; !ok {
-			rooms = append(rooms, store.DestinationRoom{DestinationRef: key, N: max(1, min(w, fresh))})
+			rooms = append(rooms, store.DestinationRoom{DestinationRef: key, N: max(1, min(w, fresh, budget(key.ClientID)))})
 		}
 	}
-	return rooms, max(1, min(c.opts.PerDestination, fresh))
+	other := max(1, min(c.opts.PerDestination, fresh, 2*c.opts.PerClient))
+	for client := range load {
+		if b := budget(client); b > 0 && b < other {
+			for _, key := range c.opts.ClientDestinations(client) {
+				_, lined := c.lanes[key]
+				if _, kept := c.windows[key]; !lined && !kept {
+					rooms = append(rooms, store.DestinationRoom{DestinationRef: key, N: b})
+				}
+			}
+		}
+	}
+	return rooms, other
 }
 
 // wantsMore reports whether a destination the rounds were woken for has
