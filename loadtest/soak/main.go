@@ -177,12 +177,16 @@ func run() int {
 	}
 	stopLoad()
 	<-loaded
-	drained := drain(ctx, pads.Base, load.Sent()-load.Failed(), func() int { mu.Lock(); defer mu.Unlock(); return delivered })
+	drained, ok := drain(ctx, pads.Base, load.Sent()-load.Failed(), func() int { mu.Lock(); defer mu.Unlock(); return delivered })
 	fmt.Printf("%d saves sent, %d not answered 2xx, %d deliveries with a bad signature\n", load.Sent(), load.Failed(), rc.BadSignatures())
 	// pads runs throughout: a save refused (a 429 from the client's save
 	// limit, a 503) means the soak did not run at its rate.
 	if load.Failed() > 0 || rc.BadSignatures() > 0 {
 		fmt.Println("soak: FAIL")
+		return 1
+	}
+	if !ok {
+		fmt.Println("soak: FAIL: deliveries still on their way two minutes after the load stopped (no leak check on a pads that has not drained)")
 		return 1
 	}
 	if len(rows) < 3 {
@@ -204,18 +208,22 @@ func run() int {
 
 // drain waits (at most two minutes) until every acknowledged save was
 // delivered, then returns the fewest goroutines pads shows over five
-// seconds: connections closing and timers ending take a moment.
-func drain(ctx context.Context, base string, acked int, delivered func() int) int {
+// seconds (connections closing and timers ending take a moment), and
+// whether it drained.
+func drain(ctx context.Context, base string, acked int, delivered func() int) (int, bool) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for delivered() < acked && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(500 * time.Millisecond)
+	}
+	if delivered() < acked {
+		return 0, false
 	}
 	fewest := goroutines(base)
 	for range 10 {
 		time.Sleep(500 * time.Millisecond)
 		fewest = min(fewest, goroutines(base))
 	}
-	return fewest
+	return fewest, true
 }
 
 func p99(ds []time.Duration) time.Duration {

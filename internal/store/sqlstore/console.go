@@ -48,9 +48,10 @@ func deliveryPage(q store.DeliveryQuery) (string, []any) {
 }
 
 // patientRecords takes a patient uuid and selects the patient's records of
-// every client: one probe of the records' unique key (client, patient,
-// assessment type) per client, the clients found by a skip scan of the
-// same key. A save then writes no index of patient uuids alone (a random
+// every client: on SQLite one probe of the records' unique key (client,
+// patient, assessment type) per client, the clients found by a skip scan
+// of the same key; PostgreSQL's key leads with the patient
+// (records_by_key), which it probes once. A save then writes no index of patient uuids alone (a random
 // key, the dearest index entry a save made); the deliveries are found
 // through the records' events (events_by_record, deliveries_by_event),
 // not an index of deliveries by record.
