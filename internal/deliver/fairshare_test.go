@@ -60,10 +60,7 @@ func TestManyHangingDestinationsLeaveRoomForOthers(t *testing.T) {
 						mu.Unlock()
 					}()
 					if c != "good" {
-						select {
-						case <-hangs:
-						case <-ctx.Done():
-						}
+						hang(ctx, hangs)
 					}
 					return deliver.Result{StatusCode: 200}
 				})
@@ -117,13 +114,7 @@ func TestAWaitingDeliveryCountsFromWhenItBecameDue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := newMemOutbox()
 		hangs := make(chan struct{})
-		s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
-			select {
-			case <-hangs:
-			case <-ctx.Done():
-			}
-			return deliver.Result{StatusCode: 200}
-		})
+		s := hangingSender(hangs, deliver.Result{StatusCode: 200})
 		for range 10 {
 			o.add("slow")
 		}
@@ -154,16 +145,7 @@ func TestAClaimReachesEveryLineWithRoom(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := newMemOutbox()
 		hangs := make(chan struct{})
-		s := senderFunc(func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
-			if d.Ref.ClientID == "good" {
-				return deliver.Result{StatusCode: 200}
-			}
-			select {
-			case <-hangs:
-			case <-ctx.Done():
-			}
-			return deliver.Result{ErrorClass: "timeout"}
-		})
+		s := hangingSender(hangs, deliver.Result{ErrorClass: "timeout"})
 		ofClient := map[string][]store.DestinationRef{}
 		for i := range 32 {
 			ref := store.DestinationRef{ClientID: fmt.Sprintf("bad%d", i), ID: "hook"}
@@ -192,4 +174,25 @@ func TestAClaimReachesEveryLineWithRoom(t *testing.T) {
 		close(hangs)
 		d.Stop(context.Background())
 	})
+}
+
+// hangingSender answers client good's destinations at once (200) and
+// hangs for every other (see hang), then answers with after.
+func hangingSender(hangs <-chan struct{}, after deliver.Result) senderFunc {
+	return func(ctx context.Context, d *deliver.Destination, m deliver.Message) deliver.Result {
+		if d.Ref.ClientID == "good" {
+			return deliver.Result{StatusCode: 200}
+		}
+		hang(ctx, hangs)
+		return after
+	}
+}
+
+// hang is a destination that does not answer: it returns once hangs is
+// closed or the attempt's ctx ends (its timeout, or the dispatcher's stop).
+func hang(ctx context.Context, hangs <-chan struct{}) {
+	select {
+	case <-hangs:
+	case <-ctx.Done():
+	}
 }

@@ -1,4 +1,4 @@
-package postgres_test
+package postgres
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
-	"github.com/pads-dev/pads/internal/store/postgres"
-	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
 	"github.com/pads-dev/pads/internal/store/storetest"
 )
 
@@ -27,23 +25,13 @@ func BenchmarkClaimBesideABacklog(b *testing.B) {
 	ctx := context.Background()
 	type backlogged struct {
 		pending int
-		s       *postgres.Store
+		s       *Store
 		conn    *pgx.Conn
 		batch   int
 	}
 	var all []*backlogged
 	for _, pending := range []int{1_000, 1_000_000} {
-		dbURL := pgtest.NewDatabase(b)
-		s, err := postgres.Open(ctx, dbURL, store.Config{Keys: storetest.Keyring(b, "e1")})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		conn, err := pgx.Connect(ctx, dbURL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer conn.Close(ctx)
+		s, conn := openRaw(b)
 		start := time.Now()
 		queueBacklog(b, conn, pending, time.Now())
 		b.Logf("%d pending for the failing destination, queued in %v", pending, time.Since(start).Round(time.Second))
@@ -53,7 +41,7 @@ func BenchmarkClaimBesideABacklog(b *testing.B) {
 			record.Fields{FormCompleted: new(true)})); err != nil {
 			b.Fatal(err)
 		}
-		mustExec(b, conn, `UPDATE deliveries SET state = 'delivered' WHERE destination <> 'down'`)
+		execB(b, conn, `UPDATE deliveries SET state = 'delivered' WHERE destination <> 'down'`)
 		all = append(all, &backlogged{pending: pending, s: s, conn: conn})
 	}
 	// In turns, so that the shared machine's changes of speed weigh on
@@ -63,13 +51,13 @@ func BenchmarkClaimBesideABacklog(b *testing.B) {
 			b.Run(fmt.Sprintf("pending=%d", bl.pending), func(b *testing.B) {
 				bl.batch++
 				now := time.Now().UnixNano()
-				mustExec(b, bl.conn, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state,
+				execB(b, bl.conn, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state,
 						series, attempts, next_at, created_at, updated_at)
 					SELECT 'msg_h' || $2::int || '_' || i, d.event_id, d.record_id, d.client_id, d.destination, d.data_type, 'pending',
 						1, 0, $3, $3, $3
 					FROM generate_series(1, $1::int) AS i, (SELECT * FROM deliveries WHERE destination = 'd1' ORDER BY id LIMIT 1) AS d`,
 					b.N*32, bl.batch, now)
-				mustExec(b, bl.conn, "VACUUM ANALYZE deliveries")
+				execB(b, bl.conn, "VACUUM ANALYZE deliveries")
 				b.ResetTimer()
 				for range b.N {
 					now := time.Now()
@@ -93,23 +81,16 @@ func queueBacklog(b *testing.B, conn *pgx.Conn, n int, now time.Time) {
 	if err := conn.QueryRow(context.Background(), "SELECT coalesce(max(id), 0) FROM records").Scan(&first); err != nil {
 		b.Fatal(err)
 	}
-	mustExec(b, conn, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, created_at, updated_at)
+	execB(b, conn, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, created_at, updated_at)
 		SELECT 'acme', 'b1110000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'), 'faceScan', 'acme-main',
 			decode(md5('b' || i), 'hex'), '\x00'::bytea, $2, $2
 		FROM generate_series(0, $1::int - 1) AS i`, n, now.UnixNano())
-	mustExec(b, conn, `INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload)
+	execB(b, conn, `INSERT INTO events (record_id, funnel_id, data_type, model, created_at, payload)
 		SELECT id, funnel_id, 'non-sensitive', 'pads-score-2', created_at, '\x00'::bytea FROM records WHERE id > $1 ORDER BY id`, first)
-	mustExec(b, conn, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
+	execB(b, conn, `INSERT INTO deliveries (message_id, event_id, record_id, client_id, destination, data_type, state, series, attempts,
 			next_at, created_at, updated_at, last_error)
 		SELECT 'msg_b' || id, id, record_id, 'acme', 'down', data_type, 'pending', 1, 5,
 			$1 + (random() * 86400e9)::bigint, created_at, created_at, 'http_5xx'
 		FROM events WHERE record_id > $2 ORDER BY id`, now.UnixNano(), first)
-	mustExec(b, conn, "VACUUM ANALYZE records, events, deliveries")
-}
-
-func mustExec(b *testing.B, conn *pgx.Conn, q string, args ...any) {
-	b.Helper()
-	if _, err := conn.Exec(context.Background(), q, args...); err != nil {
-		b.Fatalf("%s: %v", q, err)
-	}
+	execB(b, conn, "VACUUM ANALYZE records, events, deliveries")
 }

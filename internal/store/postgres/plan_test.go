@@ -29,22 +29,7 @@ const planRecords = 100_000
 // that said no delivery was pending once made a claim read every pending
 // delivery for each one it looked at.
 func TestEveryLookupIsAnIndexProbe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fills tables with 100,000 records")
-	}
-	dbURL := pgtest.NewDatabase(t)
-	t.Parallel()
-	ctx := context.Background()
-	s, err := Open(ctx, dbURL, store.Config{Keys: storetest.Keyring(t, "e1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close() // the schema is made; the test works on its own connection
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := planConn(t, "100,000 records")
 	fill(t, conn)
 
 	uuid := func(i int) string { return fmt.Sprintf("'%s'", planUUID(i)) }
@@ -71,6 +56,26 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 		{"finish", qFinish, "'delivered', 1, 0, 3, NULL, 100, 'p', 1", 1, false},
 	}
 	n := 0
+	forEachPlanSetting(t, conn, "id % 100 IN (0, 1)", func(stats, mode string) {
+		for _, c := range cases {
+			n++
+			name := fmt.Sprintf("q%d", n)
+			exec(t, conn, "PREPARE "+name+" AS "+c.sql)
+			read, plan := rowsRead(t, conn, c.sortless, "EXECUTE "+name+"("+c.args+")")
+			if read > c.most {
+				t.Errorf("%s (%s, %s): read %d rows, want at most %d:\n%s", c.name, stats, mode, read, c.most, plan)
+			}
+		}
+	})
+}
+
+// forEachPlanSetting calls run under each planner setting a plan test
+// covers: the tables never analyzed, analyzed, and analyzed while no
+// delivery was pending (pending, the condition of the deliveries that are
+// pending again afterwards), each with generic and with custom plans
+// forced. A plan made under any of them has once read a whole table.
+func forEachPlanSetting(t *testing.T, conn *pgx.Conn, pending string, run func(stats, mode string)) {
+	t.Helper()
 	for _, stats := range []string{"never analyzed", "analyzed", "analyzed while none was pending"} {
 		switch stats {
 		case "analyzed":
@@ -78,19 +83,11 @@ func TestEveryLookupIsAnIndexProbe(t *testing.T) {
 		case "analyzed while none was pending":
 			exec(t, conn, "UPDATE deliveries SET state = 'delivered' WHERE state = 'pending'")
 			exec(t, conn, "ANALYZE deliveries")
-			exec(t, conn, "UPDATE deliveries SET state = 'pending' WHERE id % 100 IN (0, 1)")
+			exec(t, conn, "UPDATE deliveries SET state = 'pending' WHERE "+pending)
 		}
 		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
 			exec(t, conn, "SET plan_cache_mode = "+mode)
-			for _, c := range cases {
-				n++
-				name := fmt.Sprintf("q%d", n)
-				exec(t, conn, "PREPARE "+name+" AS "+c.sql)
-				read, plan := rowsRead(t, conn, c.sortless, "EXECUTE "+name+"("+c.args+")")
-				if read > c.most {
-					t.Errorf("%s (%s, %s): read %d rows, want at most %d:\n%s", c.name, stats, mode, read, c.most, plan)
-				}
-			}
+			run(stats, mode)
 		}
 	}
 }
@@ -123,6 +120,44 @@ func fill(t *testing.T, conn *pgx.Conn) {
 		SELECT 'msg_' || id, id, record_id, 'acme', 'production-1', 'non-sensitive',
 			CASE WHEN id % 100 IN (0, 1) THEN 'pending' ELSE 'delivered' END, 1, 1,
 			CASE WHEN id % 100 = 1 THEN 9e18::bigint ELSE id END, id, id, CASE WHEN id = 100 THEN 'p' END FROM events`)
+}
+
+// planConn is a plan test's connection to a database of its own at the
+// current schema (the store that made it is closed: the test works on
+// the connection). The test runs in parallel, and not under -short: it
+// fills tables with fills.
+func planConn(t *testing.T, fills string) *pgx.Conn {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fills tables with " + fills)
+	}
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	openStore(t, dbURL).Close()
+	return connect(t, dbURL)
+}
+
+// openStore opens the store at dbURL, migrating its schema; the caller
+// closes it.
+func openStore(tb testing.TB, dbURL string) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), dbURL, store.Config{Keys: storetest.Keyring(tb, "e1")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// connect opens a connection of its own to dbURL, for a test's set-up
+// and checks; it closes with tb.
+func connect(tb testing.TB, dbURL string) *pgx.Conn {
+	tb.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }
 
 func exec(t testing.TB, conn *pgx.Conn, sql string) {

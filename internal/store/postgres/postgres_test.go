@@ -240,34 +240,17 @@ func TestUpgradeLetsResultsUpdatedInAndKeepsEveryRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
-	s, err := postgres.Open(ctx, dbURL, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := storetest.BeforeResultsUpdated(t, s)
-	s.Close()
-
-	// Put the constraints back as migration 1 made them.
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `ALTER TABLE events DROP CONSTRAINT events_data_type_check,
+	// The constraints as migration 1 made them.
+	storetest.UpgradeToResultsUpdated(t, func() (store.Store, error) { return postgres.Open(ctx, dbURL, cfg) },
+		func(q string) error { _, err := conn.Exec(ctx, q); return err },
+		`ALTER TABLE events DROP CONSTRAINT events_data_type_check,
 			ADD CONSTRAINT events_data_type_check CHECK (data_type IN ('non-sensitive', 'sensitive'));
 		ALTER TABLE deliveries DROP CONSTRAINT deliveries_data_type_check,
 			ADD CONSTRAINT deliveries_data_type_check CHECK (data_type IN ('non-sensitive', 'sensitive'));
-		DELETE FROM schema_migrations WHERE version = 90`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `UPDATE events SET data_type = 'results-updated'`); err == nil {
-		t.Fatal("the old schema took results-updated")
-	}
-
-	s, err = postgres.Open(ctx, dbURL, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	check(t, s)
+		DELETE FROM schema_migrations WHERE version = 90`)
 }

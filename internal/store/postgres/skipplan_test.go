@@ -1,16 +1,11 @@
 package postgres
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/pads-dev/pads/internal/store"
-	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
-	"github.com/pads-dev/pads/internal/store/storetest"
 )
 
 // TestAClaimReadsNoneOfTheSkippedBacklog runs the claim pads makes while
@@ -24,22 +19,7 @@ import (
 // writer's transaction (a healthy destination's save-to-2xx p99 went
 // from 0.21 s to 2.05 s with 32 hanging destinations on PostgreSQL).
 func TestAClaimReadsNoneOfTheSkippedBacklog(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fills tables with 166,000 deliveries")
-	}
-	dbURL := pgtest.NewDatabase(t)
-	t.Parallel()
-	ctx := context.Background()
-	s, err := Open(ctx, dbURL, store.Config{Keys: storetest.Keyring(t, "e1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := planConn(t, "166,000 deliveries")
 	fillBacklogs(t, conn, 32, 2_000)
 	var skipped []string
 	for i := range 32 {
@@ -52,32 +32,21 @@ func TestAClaimReadsNoneOfTheSkippedBacklog(t *testing.T) {
 	// the lock (32) and the update's joins (96).
 	const most = 260
 	n := 0
-	for _, stats := range []string{"never analyzed", "analyzed", "analyzed while none was pending"} {
-		switch stats {
-		case "analyzed":
-			exec(t, conn, "ANALYZE records, events, deliveries")
-		case "analyzed while none was pending":
-			exec(t, conn, "UPDATE deliveries SET state = 'delivered' WHERE state = 'pending'")
-			exec(t, conn, "ANALYZE deliveries")
-			exec(t, conn, "UPDATE deliveries SET state = 'pending' WHERE id > 100000")
+	forEachPlanSetting(t, conn, "id > 100000", func(stats, mode string) {
+		n++
+		name := fmt.Sprintf("skipping%d", n)
+		exec(t, conn, "PREPARE "+name+" AS "+claimSkippingQuery(32))
+		exec(t, conn, "PREPARE "+name+"_walk AS "+claimQuery(32))
+		read, plan := rowsRead(t, conn, true, "EXECUTE "+name+"("+args+rooms+")")
+		walked, _ := rowsRead(t, conn, true, "EXECUTE "+name+"_walk("+args+")")
+		t.Logf("%s, %s: the claim read %d rows; the walk in due order would read %d", stats, mode, read, walked)
+		if read > most {
+			t.Errorf("claim skipping 32 full lines (%s, %s): read %d rows, want at most %d:\n%s", stats, mode, read, most, plan)
 		}
-		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
-			exec(t, conn, "SET plan_cache_mode = "+mode)
-			n++
-			name := fmt.Sprintf("skipping%d", n)
-			exec(t, conn, "PREPARE "+name+" AS "+claimSkippingQuery(32))
-			exec(t, conn, "PREPARE "+name+"_walk AS "+claimQuery(32))
-			read, plan := rowsRead(t, conn, true, "EXECUTE "+name+"("+args+rooms+")")
-			walked, _ := rowsRead(t, conn, true, "EXECUTE "+name+"_walk("+args+")")
-			t.Logf("%s, %s: the claim read %d rows; the walk in due order would read %d", stats, mode, read, walked)
-			if read > most {
-				t.Errorf("claim skipping 32 full lines (%s, %s): read %d rows, want at most %d:\n%s", stats, mode, read, most, plan)
-			}
-			if !strings.Contains(plan, "rows 32,") {
-				t.Errorf("claim skipping 32 full lines (%s, %s) claimed other than 32:\n%s", stats, mode, plan)
-			}
+		if !strings.Contains(plan, "rows 32,") {
+			t.Errorf("claim skipping 32 full lines (%s, %s) claimed other than 32:\n%s", stats, mode, plan)
 		}
-	}
+	})
 }
 
 // fillBacklogs makes, with autovacuum off, 100,000 delivered deliveries of

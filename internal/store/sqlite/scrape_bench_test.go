@@ -2,17 +2,13 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/pads-dev/pads/internal/metrics"
-	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/sqlite"
-	"github.com/pads-dev/pads/internal/store/storetest"
 )
 
 // BenchmarkScrapeBesideABacklog measures a scrape of /metrics with 1,000
@@ -31,18 +27,8 @@ func BenchmarkScrapeBesideABacklog(b *testing.B) {
 	}
 	var all []*backlogged
 	for _, pending := range []int{1_000, 1_000_000} {
-		path := filepath.Join(b.TempDir(), "pads.db")
-		s, err := sqlite.Open(ctx, path, store.Config{Keys: storetest.Keyring(b, "e1")})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-		if err != nil {
-			b.Fatal(err)
-		}
+		s, db := openRaw(b)
 		queueBacklog(b, db, pending, time.Now())
-		db.Close()
 		m := metrics.New()
 		m.RegisterQueue(func() (int, int, time.Duration, error) {
 			st, err := s.OutboxStats(ctx, time.Now())

@@ -1,16 +1,12 @@
 package sqlite_test
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/sqlite"
-	"github.com/pads-dev/pads/internal/store/storetest"
 )
 
 // BenchmarkClaimPastFullLines measures one claim of 32 due deliveries of
@@ -23,7 +19,6 @@ import (
 //
 //	go test -run '^$' -bench ClaimPastFullLines -benchtime 300x ./internal/store/sqlite
 func BenchmarkClaimPastFullLines(b *testing.B) {
-	ctx := context.Background()
 	type backlogged struct {
 		perDest int
 		s       *sqlite.Store
@@ -32,18 +27,7 @@ func BenchmarkClaimPastFullLines(b *testing.B) {
 	}
 	var all []*backlogged
 	for _, perDest := range []int{200, 2_000} {
-		path := filepath.Join(b.TempDir(), "pads.db")
-		s, err := sqlite.Open(ctx, path, store.Config{Keys: storetest.Keyring(b, "e1")})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		db.SetMaxOpenConns(1)
+		s, db := openRaw(b)
 		n := 32*perDest + 1
 		mustExec(b, db, `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
 			INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, created_at, updated_at)
@@ -72,15 +56,7 @@ func BenchmarkClaimPastFullLines(b *testing.B) {
 						next_at, created_at, updated_at)
 					SELECT printf('msg_h%d_%d', ?, i), 1, 1, 'healthy', 'hook', 'non-sensitive', 'pending', 1, 0, 1e15 + i, 1, 1 FROM seq`,
 					b.N*32, bl.batch)
-				b.ResetTimer()
-				for range b.N {
-					now := time.Now()
-					claimed, err := bl.s.Claim(ctx, store.ClaimRequest{Owner: "bench", Now: now, LeaseUntil: now.Add(2 * time.Minute),
-						Limit: 32, Skip: skip})
-					if err != nil || len(claimed) != 32 {
-						b.Fatalf("claim: %d %v", len(claimed), err)
-					}
-				}
+				claimEach(b, bl.s, skip)
 			})
 		}
 	}

@@ -125,38 +125,21 @@ func TestUpgradeLetsResultsUpdatedInAndKeepsEveryRow(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "pads.db")
 	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
-	s, err := sqlite.Open(ctx, path, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := storetest.BeforeResultsUpdated(t, s)
-	s.Close()
-
-	// Put the schema back as migration 81 left it.
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(`PRAGMA writable_schema = ON;
+	// db's one connection, made by the revert, stays open across the
+	// upgrade: a connection that read the old schema must read the new one
+	// after it. The schema as migration 81 left it:
+	storetest.UpgradeToResultsUpdated(t, func() (store.Store, error) { return sqlite.Open(ctx, path, cfg) },
+		func(q string) error { _, err := db.Exec(q); return err },
+		`PRAGMA writable_schema = ON;
 		UPDATE sqlite_schema SET sql = replace(sql, ', ''results-updated''))', '))') WHERE name IN ('events', 'deliveries');
 		PRAGMA writable_schema = RESET;
-		DELETE FROM schema_migrations WHERE version = 90`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE events SET data_type = 'results-updated'`); err == nil {
-		t.Fatal("the old schema took results-updated")
-	}
-	// db's one connection stays open across the upgrade: a connection
-	// that read the old schema must read the new one after it.
-
-	s, err = sqlite.Open(ctx, path, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	check(t, s)
+		DELETE FROM schema_migrations WHERE version = 90`)
 	if _, err := db.Exec(`UPDATE events SET data_type = data_type WHERE data_type = 'results-updated'`); err != nil {
 		t.Fatalf("a connection open before the upgrade still reads the old CHECK: %v", err)
 	}

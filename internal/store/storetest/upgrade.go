@@ -10,16 +10,24 @@ import (
 	"github.com/pads-dev/pads/internal/store"
 )
 
-// BeforeResultsUpdated fills s (a store at the current version) with what
-// a database from before results-updated holds: a record of acme whose
-// form and assessment raised both events, with their deliveries to d1 and
-// d2, some delivered. The driver's test then puts the database back as it
-// was before the migration that lets results-updated in, reopens it, and
-// calls the check it returns on the reopened store: every event and
-// delivery is still there as it was, and a results-updated event commits.
-func BeforeResultsUpdated(t *testing.T, s store.Store) (check func(t *testing.T, s store.Store)) {
+// UpgradeToResultsUpdated checks the migration that lets results-updated
+// in, on a database from before it. open opens the store under test
+// (migrating it to the current version); exec runs a statement on the
+// same database beside the store; revert is the SQL that puts the schema
+// back as it was before that migration. The database is filled with what
+// one from before results-updated holds (a record of acme whose form and
+// assessment raised both events, with their deliveries to d1 and d2, some
+// delivered), reverted (the old schema must refuse a results-updated
+// event) and opened again: every delivery must still be there as it was,
+// and a results-updated event must commit. The store stays open until t
+// ends.
+func UpgradeToResultsUpdated(t *testing.T, open func() (store.Store, error), exec func(sql string) error, revert string) {
 	t.Helper()
 	ctx := context.Background()
+	s, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := &harness{Store: s, saves: Saves(t, s)}
 	h.save(t, "acme", req("acme", uuidA, "ada@example.com", record.Fields{FormCompleted: new(true), AssessmentCompleted: new(true),
 		HeartRateBpm: new(72.0)}))
@@ -32,20 +40,30 @@ func BeforeResultsUpdated(t *testing.T, s store.Store) (check func(t *testing.T,
 	if err != nil || len(before) != 4 {
 		t.Fatalf("deliveries before the upgrade: %d, %v", len(before), err)
 	}
-	return func(t *testing.T, s store.Store) {
-		t.Helper()
-		after, err := s.Deliveries(ctx, store.DeliveryFilter{ClientID: "acme"})
-		if err != nil || !slices.EqualFunc(before, after, func(a, b store.Delivery) bool {
-			return a.ID == b.ID && a.MessageID == b.MessageID && a.DataType == b.DataType && a.State == b.State && a.EventID == b.EventID
-		}) {
-			t.Fatalf("deliveries after the upgrade %+v, %v; want %+v", after, err, before)
-		}
-		key := record.Key{ClientID: "acme", PatientUUID: uuidA, AssessmentType: "faceScan"}
-		if got, err := s.LatestResults(ctx, key); err != nil || len(got) != 2 {
-			t.Fatalf("LatestResults after the upgrade = %v, %v", got, err)
-		}
-		commitUpdate(t, s, uuidA, time.Now().UTC())
+	s.Close()
+
+	if err := exec(revert); err != nil {
+		t.Fatalf("put the schema back: %v", err)
 	}
+	if err := exec(`UPDATE events SET data_type = 'results-updated'`); err == nil {
+		t.Fatal("the old schema took results-updated")
+	}
+
+	if s, err = open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	after, err := s.Deliveries(ctx, store.DeliveryFilter{ClientID: "acme"})
+	if err != nil || !slices.EqualFunc(before, after, func(a, b store.Delivery) bool {
+		return a.ID == b.ID && a.MessageID == b.MessageID && a.DataType == b.DataType && a.State == b.State && a.EventID == b.EventID
+	}) {
+		t.Fatalf("deliveries after the upgrade %+v, %v; want %+v", after, err, before)
+	}
+	key := record.Key{ClientID: "acme", PatientUUID: uuidA, AssessmentType: "faceScan"}
+	if got, err := s.LatestResults(ctx, key); err != nil || len(got) != 2 {
+		t.Fatalf("LatestResults after the upgrade = %v, %v", got, err)
+	}
+	commitUpdate(t, s, uuidA, time.Now().UTC())
 }
 
 // commitUpdate commits a results-updated event of acme's record uuid, at
