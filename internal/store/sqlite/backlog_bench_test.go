@@ -90,8 +90,9 @@ func queueBacklog(b *testing.B, db *sql.DB, n int, now time.Time) {
 
 // openRaw opens a store in a new file and, beside it, a connection of
 // its own (one at a time) to the same file: a benchmark fills its backlog
-// through that far faster than through saves. Both close with b.
-func openRaw(b *testing.B) (*sqlite.Store, *sql.DB) {
+// through that far faster than through saves, and a test reads the schema
+// through it. Both close with b.
+func openRaw(b testing.TB) (*sqlite.Store, *sql.DB) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "pads.db")
 	s, err := sqlite.Open(context.Background(), path, store.Config{Keys: storetest.Keyring(b, "e1")})

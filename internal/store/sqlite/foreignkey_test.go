@@ -1,14 +1,8 @@
 package sqlite_test
 
 import (
-	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
-
-	"github.com/pads-dev/pads/internal/store"
-	"github.com/pads-dev/pads/internal/store/sqlite"
-	"github.com/pads-dev/pads/internal/store/storetest"
 )
 
 // TestEveryForeignKeyHasAnIndex: deleting a parent row (an erasure, a
@@ -19,18 +13,7 @@ import (
 // retention soak's saves for seconds.
 func TestEveryForeignKeyHasAnIndex(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "pads.db")
-	s, err := sqlite.Open(ctx, path, store.Config{Keys: storetest.Keyring(t, "e1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	_, db := openRaw(t)
 	tables := column(t, db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
 	checked := 0
 	for _, table := range tables {

@@ -55,11 +55,7 @@ func deliveryPage(q store.DeliveryQuery) (string, []any) {
 // key, the dearest index entry a save made); the deliveries are found
 // through the records' events (events_by_record, deliveries_by_event),
 // not an index of deliveries by record.
-const patientRecords = `WITH RECURSIVE c(id) AS (
-		SELECT (SELECT client_id FROM records ORDER BY client_id LIMIT 1)
-		UNION ALL
-		SELECT (SELECT client_id FROM records WHERE client_id > c.id ORDER BY client_id LIMIT 1) FROM c WHERE c.id IS NOT NULL)
-	SELECT r.id FROM c JOIN records r ON r.client_id = c.id WHERE r.patient_uuid = ?`
+var patientRecords = clientsOf("records", "") + " SELECT r.id FROM c JOIN records r ON r.client_id = c.id WHERE r.patient_uuid = ?"
 
 // deliveryIDs selects the ids of a page of deliveries in state ("": any).
 func deliveryIDs(q store.DeliveryQuery, state string) (string, []any) {

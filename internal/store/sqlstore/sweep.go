@@ -16,14 +16,6 @@ import (
 // batch is read from the read pool, then written in one transaction of
 // the writer whose statements check again what the read found.
 const (
-	// sweepClients lists the clients with finished deliveries, one index
-	// probe per client (a skip scan both databases run as written).
-	sweepClients = `WITH RECURSIVE c(id) AS (
-		SELECT (SELECT client_id FROM deliveries WHERE state <> 'pending' ORDER BY client_id LIMIT 1)
-		UNION ALL
-		SELECT (SELECT client_id FROM deliveries WHERE state <> 'pending' AND client_id > c.id ORDER BY client_id LIMIT 1)
-		FROM c WHERE c.id IS NOT NULL)
-		SELECT id FROM c WHERE id IS NOT NULL`
 	// expiredDeliveries takes the client, the cutoff and the batch size.
 	expiredDeliveries = `SELECT id, event_id FROM deliveries WHERE client_id = ? AND state <> 'pending' AND updated_at < ?
 		ORDER BY client_id, updated_at, id LIMIT ?`
@@ -58,6 +50,25 @@ const (
 	// pendingKept counts the pending deliveries by destination.
 	pendingKept = "SELECT client_id, destination, count(*) FROM deliveries WHERE state = 'pending' GROUP BY client_id, destination"
 )
+
+// sweepClients lists the clients with finished deliveries.
+var sweepClients = clientsOf("deliveries", "state <> 'pending'") + " SELECT id FROM c WHERE id IS NOT NULL"
+
+// clientsOf is a WITH clause whose table c lists, in id's column, the
+// clients of table's rows that hold cond ("": all), then a NULL: one probe
+// per client down an index that leads with client_id (a skip scan both
+// databases run as written), however many rows each client has.
+func clientsOf(table, cond string) string {
+	where, and := "", " WHERE "
+	if cond != "" {
+		where, and = " WHERE "+cond, " WHERE "+cond+" AND "
+	}
+	return `WITH RECURSIVE c(id) AS (
+		SELECT (SELECT client_id FROM ` + table + where + ` ORDER BY client_id LIMIT 1)
+		UNION ALL
+		SELECT (SELECT client_id FROM ` + table + and + `client_id > c.id ORDER BY client_id LIMIT 1)
+		FROM c WHERE c.id IS NOT NULL)`
+}
 
 // Sweep removes one batch of each kind of what r's retention says has
 // expired (store.Lifecycle.Sweep): per client, finished deliveries past
