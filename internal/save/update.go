@@ -35,7 +35,7 @@ import (
 // model run twice more, in memory, for a later save of a completed one;
 // and one indexed read only when those results differ.
 func (s *Service) update(ctx context.Context, client *config.Client, prev *store.Stored, rec record.Record,
-	candidates []*config.Destination) (*store.NewEvent, bool, error) {
+	candidates []*config.Destination) (event *store.NewEvent, redFlag bool, err error) {
 	if prev == nil || prev.AssessmentCompletedAt.IsZero() || !client.Full() {
 		return nil, false, nil
 	}
