@@ -127,8 +127,11 @@ func (l *Load) Run(ctx context.Context) {
 			// than send the backlog at once.
 			start, n = time.Now(), 0
 		}
+		// Counted once handed over: a save the end of ctx stopped was not
+		// sent, and counting it would wait for a delivery that cannot come.
 		select {
-		case jobs <- int(l.sent.Add(1)):
+		case jobs <- int(l.sent.Load()) + 1:
+			l.sent.Add(1)
 		case <-ctx.Done():
 		}
 	}

@@ -7,8 +7,9 @@
 // the database's size), the saves and deliveries of the minute and the
 // p99 of the minute's saves. It exits 1 when a save is not answered 2xx,
 // a delivery's signature is bad, RSS at the end exceeds its value at
-// minute 2 by more than -growth (10%), or goroutines, once the load has
-// stopped and every save was delivered, exceed their median of minute 2
+// minute 2 (with -retention: at the first minute the sweep removed
+// records in) by more than -growth (10%), or goroutines, once the load has
+// stopped and every save was delivered, exceed their median of that minute
 // by more than -growth: a goroutine count under load follows the requests
 // in flight (it rises with latency), so only a drained pads shows a leak.
 // Run it with loadtest/soak.sh.
@@ -42,10 +43,11 @@ func main() { os.Exit(run()) }
 type minute struct {
 	saves, deliveries int
 	p99               time.Duration
-	rss               int64 // bytes, at the minute's end
-	heap              int64 // bytes of Go heap in use, at the minute's end
-	goroutines, files int   // medians of the minute's samples
-	wal               int64 // bytes: the WAL (SQLite) or the database (PostgreSQL)
+	rss               int64   // bytes, at the minute's end
+	heap              int64   // bytes of Go heap in use, at the minute's end
+	goroutines, files int     // medians of the minute's samples
+	wal               int64   // bytes: the WAL (SQLite) or the database (PostgreSQL)
+	swept             float64 // records the retention sweep removed in the minute
 }
 
 func run() int {
@@ -123,9 +125,11 @@ func run() int {
 	defer pads.Stop()
 
 	var latencies []time.Duration // the current minute's saves
-	load := &harness.Load{Base: pads.Base, Rate: *rate, Workers: *workers, OnAck: func(_ record.Fields, d time.Duration) {
+	var acked []string            // the patients of the saves answered 2xx
+	load := &harness.Load{Base: pads.Base, Rate: *rate, Workers: *workers, OnAck: func(f record.Fields, d time.Duration) {
 		mu.Lock()
 		latencies = append(latencies, d)
+		acked = append(acked, *f.PatientUUID)
 		mu.Unlock()
 	}}
 	lctx, stopLoad := context.WithCancel(ctx)
@@ -147,8 +151,9 @@ func run() int {
 		store = "PostgreSQL"
 	}
 	fmt.Printf("soak: %s, %d saves/s with deliveries, %d rows of %v\n", store, *rate, *minutes, *period)
-	fmt.Printf("%6s %9s %12s %9s %8s %8s %11s %11s %8s\n", "minute", "saves/s", "deliveries/s", "p99", "RSS MiB", "heap MiB", "goroutines", "open files", sizeName)
+	fmt.Printf("%6s %9s %12s %9s %8s %8s %11s %11s %8s %10s\n", "minute", "saves/s", "deliveries/s", "p99", "RSS MiB", "heap MiB", "goroutines", "open files", sizeName, "swept/s")
 	var rows []minute
+	sweptBefore := swept(pads.Base)
 	tick := time.NewTicker(*period / 12) // samples per row
 	defer tick.Stop()
 	for m := 1; m <= *minutes; m++ {
@@ -172,8 +177,12 @@ func run() int {
 		row.heap = int64(metric(pads.Base, "go_memstats_heap_inuse_bytes"))
 		rows = append(rows, row)
 		secs := time.Since(begin).Seconds()
-		fmt.Printf("%6d %9.0f %12.0f %9v %8.1f %8.1f %11d %11d %8.1f\n", m, float64(row.saves)/secs, float64(row.deliveries)/secs,
-			row.p99.Round(100*time.Microsecond), mib(row.rss), mib(row.heap), row.goroutines, row.files, mib(row.wal))
+		sweptNow := swept(pads.Base)
+		row.swept = sweptNow - sweptBefore
+		rows[len(rows)-1] = row
+		fmt.Printf("%6d %9.0f %12.0f %9v %8.1f %8.1f %11d %11d %8.1f %10.0f\n", m, float64(row.saves)/secs, float64(row.deliveries)/secs,
+			row.p99.Round(100*time.Microsecond), mib(row.rss), mib(row.heap), row.goroutines, row.files, mib(row.wal), (sweptNow-sweptBefore)/secs)
+		sweptBefore = sweptNow
 	}
 	stopLoad()
 	<-loaded
@@ -186,6 +195,13 @@ func run() int {
 		return 1
 	}
 	if !ok {
+		var missing []string
+		for _, id := range acked {
+			if !rc.Arrived(id) {
+				missing = append(missing, id)
+			}
+		}
+		fmt.Printf("%d acknowledged saves not delivered, the first: %v\n", len(missing), missing[:min(len(missing), 5)])
 		fmt.Println("soak: FAIL: deliveries still on their way two minutes after the load stopped (no leak check on a pads that has not drained)")
 		return 1
 	}
@@ -193,11 +209,12 @@ func run() int {
 		fmt.Println("soak: fewer than 3 minutes: no growth check")
 		return 0
 	}
-	base, last := rows[1], rows[len(rows)-1]
+	b := baseRow(rows, *retention != "")
+	base, last := rows[b], rows[len(rows)-1]
 	rssGrowth := float64(last.rss)/float64(base.rss) - 1
 	gGrowth := float64(drained)/float64(base.goroutines) - 1
-	fmt.Printf("from minute 2 to minute %d: RSS %+.1f%%; goroutines once drained %d, %+.1f%% of minute 2's (limit +%.0f%% for both)\n",
-		len(rows), 100*rssGrowth, drained, 100*gGrowth, 100**growth)
+	fmt.Printf("from minute %d to minute %d: RSS %+.1f%%; goroutines once drained %d, %+.1f%% of minute %d's (limit +%.0f%% for both)\n",
+		b+1, len(rows), 100*rssGrowth, drained, 100*gGrowth, b+1, 100**growth)
 	if rssGrowth > *growth || gGrowth > *growth {
 		fmt.Println("soak: FAIL")
 		return 1
@@ -273,6 +290,27 @@ func openFiles(pid int) int {
 func goroutines(base string) int { return int(metric(base, "go_goroutines")) }
 
 // metric reads one unlabelled metric from pads' /metrics (0 if absent).
+// baseRow is the row the growth check starts from: minute 2, once the
+// start is over; with retention on, the first minute the sweep removed
+// records in (if later), for the sweep is a workload of its own, with
+// its own memory, which the minutes before it do not have.
+func baseRow(rows []minute, retention bool) int {
+	if retention {
+		for i, r := range rows[1 : len(rows)-1] {
+			if r.swept > 0 {
+				return i + 1
+			}
+		}
+	}
+	return 1
+}
+
+// swept is how many records the retention sweep removed so far: with a
+// short retention, the rate should match the saves'.
+func swept(base string) float64 {
+	return metric(base, `pads_retention_removed_total{kind="records"}`)
+}
+
 func metric(base, name string) float64 {
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
