@@ -24,6 +24,7 @@ const (
 	DefaultEvery = time.Minute
 	DefaultBatch = 200
 	DefaultPause = 10 * time.Millisecond
+	DefaultRest  = 2.0
 	// MaxBatch bounds the batch a pass grows to while it is behind.
 	MaxBatch = 2000
 )
@@ -44,11 +45,17 @@ type Options struct {
 	// is shared by more rows, while the pause below still keeps the sweep
 	// to a third of the writer.
 	Batch int
-	// Pause is the least wait between batches; the wait is at least twice
-	// what the last batch took, so that the sweep holds the database's
-	// writer a third of the time at most.
+	// Pause is the least wait between batches; the wait is at least Rest
+	// times what the last batch took.
 	Pause time.Duration
-	Now   func() time.Time
+	// Rest is the wait between batches as a multiple of the last batch's
+	// time. 2 by default: on SQLite the sweep holds the one writer, which
+	// saves wait for, a third of the time at most. On PostgreSQL its
+	// transactions run beside the writer loops, where saves do not wait
+	// for them, and pads sets 0.5: it sweeps two thirds of the time, so
+	// that it keeps up with saves at full speed.
+	Rest float64
+	Now  func() time.Time
 }
 
 // Sweeper sweeps a store under the config in force.
@@ -72,6 +79,9 @@ func New(st store.Lifecycle, current func() *config.Config, obs Observer, log *s
 	}
 	if opts.Pause == 0 {
 		opts.Pause = DefaultPause
+	}
+	if opts.Rest == 0 {
+		opts.Rest = DefaultRest
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -157,7 +167,7 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 		select {
 		case <-ctx.Done():
 			return total, ctx.Err()
-		case <-time.After(max(s.opts.Pause, 2*took)):
+		case <-time.After(max(s.opts.Pause, time.Duration(s.opts.Rest*float64(took)))):
 		}
 	}
 	kept, err := s.store.PendingKept(ctx)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/pads-dev/pads/internal/config"
@@ -104,6 +105,54 @@ func TestAPassSweepsUntilNothingIsLeftUnderEachClientsRetention(t *testing.T) {
 			d := config.DefaultRetention()
 			if gone := r.Retention("removed-client"); gone != (store.Retention{Bodies: d.Bodies.D(), Deliveries: d.Deliveries.D()}) {
 				t.Fatalf("a removed client's retention %+v, want the defaults", gone)
+			}
+		})
+	}
+}
+
+// slowStore's batches each take 100 ms (of the bubble's clock) and it
+// notes when each began.
+type slowStore struct {
+	fakeStore
+	began []time.Time
+}
+
+func (s *slowStore) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, error) {
+	s.began = append(s.began, time.Now())
+	time.Sleep(100 * time.Millisecond)
+	return s.fakeStore.Sweep(ctx, r)
+}
+
+// TestTheSweepRestsItsShareOfEachBatchsTime: between batches the sweep
+// waits Rest times what the last one took: twice by default (a third of
+// SQLite's one writer), half on PostgreSQL, where its batches run beside
+// the writer loops.
+func TestTheSweepRestsItsShareOfEachBatchsTime(t *testing.T) {
+	cfg, err := config.Parse([]byte(cfgText), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		rest float64
+		gap  time.Duration // from a batch's start to the next one's
+	}{
+		{0, 300 * time.Millisecond},
+		{0.5, 150 * time.Millisecond},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			f := &slowStore{fakeStore: fakeStore{left: 5}}
+			o := &observed{removed: map[string]int{}, passes: map[string]int{}}
+			s := retention.New(f, func() *config.Config { return cfg }, o, slog.New(slog.DiscardHandler), retention.Options{Rest: tt.rest})
+			if _, err := s.Pass(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if len(f.began) != 3 {
+				t.Fatalf("%d batches, want 3", len(f.began))
+			}
+			for i := 1; i < len(f.began); i++ {
+				if gap := f.began[i].Sub(f.began[i-1]); gap != tt.gap {
+					t.Errorf("rest %v: batch %d began %v after the one before, want %v", tt.rest, i+1, gap, tt.gap)
+				}
 			}
 		})
 	}

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -168,4 +169,26 @@ func (d db) Write(ctx context.Context, stmts ...sqlstore.Stmt) ([]int64, error) 
 		return nil, err
 	}
 	return o.changed, nil
+}
+
+// WriteBeside runs stmts in a transaction of their own, beside the writer
+// loops (sqlstore.DB): a deadlock or serialization failure runs it again,
+// a few times, as the loops do.
+func (d db) WriteBeside(ctx context.Context, stmts ...sqlstore.Stmt) ([]int64, error) {
+	for attempt := 1; ; attempt++ {
+		var changed []int64
+		err := pgx.BeginFunc(ctx, d.s.pool, func(t pgx.Tx) error {
+			var err error
+			changed, err = execStmts(ctx, t, stmts)
+			return err
+		})
+		if err != nil && transient(err) && attempt < 8 {
+			time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return nil, unavailable(err)
+		}
+		return changed, nil
+	}
 }

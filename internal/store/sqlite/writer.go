@@ -84,6 +84,11 @@ func (w *writer) Write(ctx context.Context, stmts ...sqlstore.Stmt) ([]int64, er
 	return o.changed, nil
 }
 
+// WriteBeside is Write: SQLite has one writer (sqlstore.DB).
+func (w *writer) WriteBeside(ctx context.Context, stmts ...sqlstore.Stmt) ([]int64, error) {
+	return w.Write(ctx, stmts...)
+}
+
 // run is the writer loop: take what is queued, commit it, answer it.
 func (w *writer) run() {
 	batch := make([]*groupcommit.Request[*op], 0, w.cfg.MaxBatch)

@@ -26,6 +26,12 @@ type DB interface {
 	// Write runs stmts in order in one durable transaction of the writer
 	// and returns how many rows each changed.
 	Write(ctx context.Context, stmts ...Stmt) ([]int64, error)
+	// WriteBeside is Write for background work that must not hold up the
+	// writer's batches where the database takes several writers at once:
+	// PostgreSQL runs it in a transaction of its own on a connection of
+	// its own, so that no save waits for its commit; SQLite has one
+	// writer and runs it there.
+	WriteBeside(ctx context.Context, stmts ...Stmt) ([]int64, error)
 }
 
 // Shared is the part of a store both drivers run the same way, over their

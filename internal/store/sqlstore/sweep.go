@@ -35,13 +35,10 @@ const (
 	// eventsAfter takes the cursor and the batch size.
 	eventsAfter = `SELECT e.id, e.created_at, EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
 		FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`
-	// recordsAfter takes the client, the cursor and the batch size.
-	recordsAfter = `SELECT r.id, r.created_at, r.updated_at, EXISTS (` + pendingOf + `)
+	// recordsAfter takes the client, the cursor and the batch size. Whether
+	// a record has a pending delivery is asked when it is marked.
+	recordsAfter = `SELECT r.id, r.created_at, r.updated_at
 		FROM records r WHERE r.client_id = ? AND r.id > ? ORDER BY r.client_id, r.id LIMIT ?`
-	// pendingOf finds a pending delivery of record r through the record's
-	// events (state || '' keeps the planners off the index of pending
-	// deliveries, which would walk the whole backlog).
-	pendingOf = `SELECT 1 FROM events e JOIN deliveries d ON d.event_id = e.id WHERE e.record_id = r.id AND d.state || '' = 'pending'`
 	// getCursor and setCursor keep where a walk stopped, by client and
 	// walk: a time and an id.
 	getCursor = "SELECT at, id FROM retention_cursors WHERE client_id = ? AND walk = ?"
@@ -81,6 +78,14 @@ func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, 
 	var out store.Swept
 	for _, c := range r.Clients {
 		ret := r.Retention(c)
+		// Records first: an expired record goes with its events and
+		// deliveries in one batch, which the walk of deliveries then
+		// need not read.
+		if ret.Records > 0 {
+			if err := s.expireRecords(ctx, c, r.Now.Add(-ret.Records), r.Batch, &out); err != nil {
+				return out, fmt.Errorf("sweep records: %w", err)
+			}
+		}
 		if err := s.expireDeliveries(ctx, c, r.Now.Add(-ret.Deliveries), r.Batch, &out); err != nil {
 			return out, fmt.Errorf("sweep deliveries: %w", err)
 		}
@@ -97,13 +102,6 @@ func (s *Shared) Sweep(ctx context.Context, r store.SweepRequest) (store.Swept, 
 	}
 	if err := s.expireLoneEvents(ctx, r.Now.Add(-longest), r.Batch, &out); err != nil {
 		return out, fmt.Errorf("sweep events: %w", err)
-	}
-	for _, c := range r.Clients {
-		if keep := r.Retention(c).Records; keep > 0 {
-			if err := s.expireRecords(ctx, c, r.Now.Add(-keep), r.Batch, &out); err != nil {
-				return out, fmt.Errorf("sweep records: %w", err)
-			}
-		}
 	}
 	return out, nil
 }
@@ -141,13 +139,15 @@ func (s *Shared) expireDeliveries(ctx context.Context, client string, cutoff tim
 	events = slices.Compact(events)
 	// Checked again as they are removed: a replay meanwhile made one
 	// pending, and it stays.
-	expired := "id IN (" + placeholders(len(ids)) + ") AND state <> 'pending' AND updated_at < ?"
+	list, ids := inList(ids)
+	expired := "id IN (" + list + ") AND state <> 'pending' AND updated_at < ?"
 	args := append(ids, cutoff.UnixNano())
-	n, err := s.db.Write(ctx,
+	eventList, eventArgs := inList(anys(events))
+	n, err := s.db.WriteBeside(ctx,
 		Stmt{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE " + expired + ")", args},
 		Stmt{"DELETE FROM deliveries WHERE " + expired, args},
-		Stmt{"DELETE FROM events WHERE id IN (" + placeholders(len(events)) +
-			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", anys(events)},
+		Stmt{"DELETE FROM events WHERE id IN (" + eventList +
+			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", eventArgs},
 	)
 	if err != nil {
 		return err
@@ -183,10 +183,10 @@ func (s *Shared) clearBodies(ctx context.Context, client string, cutoff time.Tim
 	out.More = out.More || n == batch
 	slices.Sort(events)
 	events = slices.Compact(events)
-	in := placeholders(len(events))
-	changed, err := s.db.Write(ctx,
-		Stmt{fmt.Sprintf(clearBodyOf, in), append(anys(events), cutoff.UnixNano())},
-		Stmt{fmt.Sprintf(clearAnswersOf, in), anys(events)},
+	in, args := inList(anys(events))
+	changed, err := s.db.WriteBeside(ctx,
+		Stmt{fmt.Sprintf(clearBodyOf, in), append(slices.Clone(args), cutoff.UnixNano())},
+		Stmt{fmt.Sprintf(clearAnswersOf, in), args},
 		Stmt{setCursor, []any{client, "bodies", at, last}})
 	if err != nil {
 		return err
@@ -229,10 +229,11 @@ func (s *Shared) expireLoneEvents(ctx context.Context, cutoff time.Time, batch i
 	out.More = out.More || n == batch
 	stmts := []Stmt{{setCursor, []any{"", "events", 0, last}}}
 	if len(lone) > 0 {
-		stmts = append(stmts, Stmt{"DELETE FROM events WHERE id IN (" + placeholders(len(lone)) +
-			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", lone})
+		list, args := inList(lone)
+		stmts = append(stmts, Stmt{"DELETE FROM events WHERE id IN (" + list +
+			") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", args})
 	}
-	changed, err := s.db.Write(ctx, stmts...)
+	changed, err := s.db.WriteBeside(ctx, stmts...)
 	if err != nil {
 		return err
 	}
@@ -255,8 +256,7 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 	n, restart := 0, false
 	err = eachRow(ctx, s.db, func(sc Scanner) error {
 		var id, created, updated int64
-		var pending bool
-		if err := sc.Scan(&id, &created, &updated, &pending); err != nil {
+		if err := sc.Scan(&id, &created, &updated); err != nil {
 			return err
 		}
 		n++
@@ -265,7 +265,7 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 			return nil
 		}
 		last = id
-		if updated < cutoff.UnixNano() && !pending {
+		if updated < cutoff.UnixNano() {
 			expired = append(expired, id)
 		}
 		return nil
@@ -281,25 +281,48 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 	if len(expired) > 0 {
 		// Marked only if still expired and with nothing pending: a save or
 		// a replay since the read keeps the record.
-		cond := "r.id IN (" + placeholders(len(expired)) + ")"
-		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (SELECT r.id FROM records r WHERE r.id IN (` +
-			placeholders(len(expired)) + `) AND r.updated_at < ? AND NOT EXISTS (` + pendingOf + `))`,
+		list, expired := inList(expired)
+		cond := "r.id IN (" + list + ")"
+		// The conditions are the updated rows' own, not a subquery's:
+		// PostgreSQL checks a row it waited for (a save under way) again
+		// against those only, and a save's new updated_at then keeps it.
+		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + list + `) AND updated_at < ? AND NOT EXISTS (` +
+			pendingOf("records.id") + `)`,
 			append(slices.Clone(expired), cutoff.UnixNano())}
 		stmts = append(stmts, mark)
-		stmts = append(stmts, eraseMarked(cond, expired)...)
+		stmts = append(stmts, expireMarked(cond, expired)...)
 	}
-	changed, err := s.db.Write(ctx, stmts...)
+	changed, err := s.db.WriteBeside(ctx, stmts...)
 	if err != nil {
 		return err
 	}
 	if len(expired) > 0 {
-		e := erased(changed[2:])
-		out.Records += e.Records
-		out.Events += e.Events
-		out.Deliveries += e.Deliveries
-		out.Attempts += e.Attempts
+		n := changed[3:]
+		out.Attempts += int(n[0])
+		out.Deliveries += int(n[1])
+		out.Events += int(n[2])
+		out.Records += int(n[3])
 	}
 	return nil
+}
+
+// expireMarked are the statements that remove the expired records marked
+// among those cond selects (over records r), with everything hanging from
+// them. They are eraseMarked's, for records that had nothing pending when
+// marked: only a delivery leased since (a replay claimed at once) is
+// locked against its attempt's being recorded, the others are finished
+// and removed as they are, where an erasure locks all of them first and
+// cancels the pending ones apart.
+func expireMarked(cond string, args []any) []Stmt {
+	marked := "r.version = -1 AND " + cond
+	events := "SELECT e.id FROM events e JOIN records r ON r.id = e.record_id WHERE " + marked
+	return []Stmt{
+		{"UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL AND event_id IN (" + events + ")", args},
+		{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (" + events + "))", args},
+		{"DELETE FROM deliveries WHERE event_id IN (" + events + ")", args},
+		{"DELETE FROM events WHERE id IN (" + events + ")", args},
+		{"DELETE FROM records WHERE id IN (SELECT r.id FROM records r WHERE " + marked + ")", args},
+	}
 }
 
 // cursor returns where a walk stopped: (0, 0) at first.
@@ -320,6 +343,31 @@ func (s *Shared) PendingKept(ctx context.Context) ([]store.PendingKept, error) {
 		return nil, fmt.Errorf("pending kept: %w", err)
 	}
 	return out, nil
+}
+
+// inList returns the placeholders of an IN list of ids and its
+// arguments, ids padded with their last to a power of two (16 at least):
+// a batch's statements then take one of a few shapes, which PostgreSQL's
+// statement caches keep, rather than one new shape per batch size, each
+// prepared and kept on every connection that ran it.
+func inList(ids []any) (string, []any) {
+	n := 16
+	for n < len(ids) {
+		n *= 2
+	}
+	padded := slices.Grow(slices.Clone(ids), n-len(ids))
+	for len(padded) < n {
+		padded = append(padded, ids[len(ids)-1])
+	}
+	return placeholders(n), padded
+}
+
+// pendingOf finds a pending delivery of the record whose id is ref
+// through the record's events (the state with an empty string appended
+// keeps the planners off the index of pending deliveries, which would walk
+// the whole backlog).
+func pendingOf(ref string) string {
+	return `SELECT 1 FROM events e JOIN deliveries d ON d.event_id = e.id WHERE e.record_id = ` + ref + ` AND d.state || '' = 'pending'`
 }
 
 // eachRow runs q on db and calls fn for each row.

@@ -422,3 +422,41 @@ func testResealAfterSweep(t *testing.T, o Opener) {
 		}
 	}
 }
+
+// SweepRacesASave: a save of a record that has expired, under way (its
+// transaction, begun by hold, has updated the record and holds its row)
+// when the sweep marks that record, keeps it: the sweep waits for the save
+// (waiting reports that it does), then finds the record saved since and
+// leaves it, with everything of it. For stores with several writers at
+// once (PostgreSQL); hold returns the save's commit.
+func SweepRacesASave(t *testing.T, s store.Store, hold func(uuid string, savedAt time.Time) (commit func()), waiting func() bool) {
+	h := &harness{Store: s, saves: Saves(t, s)}
+	completed(t, h, uuidA, "ada@example.com")
+	t0 := time.Now().Add(time.Second)
+	finishAll(t, h, t0, store.Delivered)
+	// Only the record has expired: its deliveries are kept longer.
+	ret := store.Retention{Bodies: 96 * time.Hour, Deliveries: 96 * time.Hour, Records: 48 * time.Hour}
+	now := t0.Add(72 * time.Hour)
+	commit := hold(uuidA, now)
+	swept := make(chan store.Swept)
+	go func() {
+		got, err := h.Sweep(context.Background(), store.SweepRequest{Now: now, Batch: 10, Clients: []string{"acme"},
+			Retention: func(string) store.Retention { return ret }})
+		if err != nil {
+			t.Errorf("Sweep: %v", err)
+		}
+		swept <- got
+	}()
+	for !waiting() {
+		time.Sleep(10 * time.Millisecond) // polling another process's state: no channel to wait on
+	}
+	commit()
+	got := <-swept
+	if got.Records != 0 {
+		t.Fatalf("swept %+v: the record saved while the sweep waited for it expired", got)
+	}
+	recs := export(t, h, store.Patient{ClientID: "acme", PatientUUID: uuidA})
+	if len(recs) != 1 || len(recs[0].Events) != 2 {
+		t.Fatalf("after the race: %d records (want 1, with its 2 events)", len(recs))
+	}
+}
