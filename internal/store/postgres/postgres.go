@@ -46,6 +46,7 @@ type Store struct {
 	pool   *pgxpool.Pool
 	closed atomic.Bool
 	q      *groupcommit.Queue[*op]
+	keys   *sqlstore.Keys // which records may be stored: a new patient's save reads nothing
 }
 
 var _ store.Store = (*Store)(nil)
@@ -74,6 +75,7 @@ func Open(ctx context.Context, url string, cfg store.Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, codec: sqlstore.Codec{Keys: cfg.Keys}, pool: pool}
 	s.Shared = sqlstore.NewShared(db{s}, s.codec)
+	s.keys = sqlstore.LoadKeys(ctx, db{s}, cfg.Logger)
 	s.q = groupcommit.New[*op](writeLoops, cfg.MaxBatch*writeLoops)
 	for range writeLoops {
 		go s.run()
@@ -87,6 +89,9 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 		return nil, store.ErrClosed
 	}
 	var row pgx.Row
+	if l.PatientUUID != "" && s.keys.Absent(record.Key{ClientID: l.ClientID, PatientUUID: l.PatientUUID, AssessmentType: l.AssessmentType}) {
+		return nil, nil // a new patient, as far as this process knows (see sqlstore.Keys)
+	}
 	if l.PatientUUID != "" {
 		row = s.pool.QueryRow(ctx, qFindByKey, l.ClientID, l.PatientUUID, l.AssessmentType)
 	} else {
@@ -111,6 +116,9 @@ func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, er
 	p, err := sqlstore.Prepare(s.codec, c)
 	if err != nil {
 		return store.Committed{}, err
+	}
+	if c.Previous == nil {
+		s.keys.Add(c.Record.Key) // before the commit: see sqlstore.Keys.Add
 	}
 	o := &op{commit: &commitOp{prepared: p}}
 	if err := s.do(ctx, o); err != nil {
@@ -144,6 +152,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 func (s *Store) Close() error {
 	s.closed.Store(true)
 	s.q.Stop()
+	s.keys.Stop()
 	s.pool.Close()
 	return nil
 }

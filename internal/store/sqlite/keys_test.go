@@ -2,54 +2,20 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
+	"github.com/pads-dev/pads/internal/store/sqlstore"
 	"github.com/pads-dev/pads/internal/store/storetest"
 )
-
-func keyOf(i int) record.Key {
-	return record.Key{ClientID: "acme", PatientUUID: fmt.Sprintf("patient-%d", i), AssessmentType: "faceScan"}
-}
-
-// TestKeysSayNoOnlyOfAbsentKeys: the filter never says no of a key added
-// to it, says no of most others, and says maybe of everything until it
-// is filled.
-func TestKeysSayNoOnlyOfAbsentKeys(t *testing.T) {
-	const n = 20000
-	k := newKeys(n)
-	for i := range n {
-		k.add(keyOf(i))
-	}
-	if k.absent(keyOf(n + 1)) {
-		t.Fatal("the filter said no before it was filled")
-	}
-	k.ready.Store(true)
-	for i := range n {
-		if k.absent(keyOf(i)) {
-			t.Fatalf("key %d was added, and the filter says it is absent", i)
-		}
-	}
-	maybe := 0
-	for i := n; i < 2*n; i++ {
-		if !k.absent(keyOf(i)) {
-			maybe++
-		}
-	}
-	// 10 bits and 7 hashes a key: about 1% wrongly maybe.
-	if rate := float64(maybe) / n; rate > 0.03 {
-		t.Fatalf("%.1f%% of absent keys were maybe, want about 1%%", 100*rate)
-	}
-}
 
 // waitReady waits for s's filter to be filled from the database.
 func waitReady(t *testing.T, s *Store) {
 	t.Helper()
-	for !s.keys.ready.Load() {
+	for !s.keys.Ready() {
 		time.Sleep(time.Millisecond) // the fill runs on its own goroutine, with nothing to wait on
 	}
 }
@@ -77,7 +43,7 @@ func TestTheKeyFilterKnowsTheStoredRecordsAtStart(t *testing.T) {
 	}
 	defer s.Close()
 	waitReady(t, s)
-	if s.keys.absent(record.Key{ClientID: "acme", PatientUUID: uuid, AssessmentType: "faceScan"}) {
+	if s.keys.Absent(record.Key{ClientID: "acme", PatientUUID: uuid, AssessmentType: "faceScan"}) {
 		t.Fatal("the filter says a record stored before the start is absent")
 	}
 	res, err := storetest.Saves(t, s).Save(context.Background(), "acme", storetest.Request("acme", uuid, "ada@example.com",
@@ -104,8 +70,8 @@ func TestASaveUpdatesARecordTheKeyFilterDidNotKnow(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, s)
-	forgetful := newKeys(minKeys) // knows no record
-	forgetful.ready.Store(true)
+	forgetful := sqlstore.NewKeys(1000) // knows no record
+	forgetful.MarkReady()
 	s.keys = forgetful
 	res, err := saves.Save(context.Background(), "acme", storetest.Request("acme", uuid, "bob@example.com", record.Fields{FirstName: new("Bob")}))
 	if err != nil || res.Created {
@@ -115,7 +81,7 @@ func TestASaveUpdatesARecordTheKeyFilterDidNotKnow(t *testing.T) {
 	if err != nil || got.Fields.FirstName == nil || *got.Fields.FirstName != "Bob" {
 		t.Fatalf("the record after the save: %+v, %v", got, err)
 	}
-	if s.keys.absent(record.Key{ClientID: "acme", PatientUUID: uuid, AssessmentType: "faceScan"}) {
+	if s.keys.Absent(record.Key{ClientID: "acme", PatientUUID: uuid, AssessmentType: "faceScan"}) {
 		t.Fatal("the conflict did not teach the filter the key")
 	}
 }

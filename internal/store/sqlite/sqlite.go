@@ -39,10 +39,10 @@ type Store struct {
 	codec   sqlstore.Codec
 	writeDB *sql.DB
 	readDB  *sql.DB
-	keys    *keys     // which records may be stored: a new patient's save reads nothing
-	byKey   *sql.Stmt // on readDB
-	byEmail *sql.Stmt // on readDB, with one index per key
-	held    *sql.Stmt // on readDB: Outbox.Held, before attempts
+	keys    *sqlstore.Keys // which records may be stored: a new patient's save reads nothing
+	byKey   *sql.Stmt      // on readDB
+	byEmail *sql.Stmt      // on readDB, with one index per key
+	held    *sql.Stmt      // on readDB: Outbox.Held, before attempts
 	w       *writer
 	ckpt    *checkpointer
 	closed  atomic.Bool
@@ -150,19 +150,18 @@ func open(ctx context.Context, path string, cfg store.Config, wal walPolicy) (*S
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	s.keys = loadKeys(ctx, s.readDB, cfg.Logger)
 	s.w, err = startWriter(ctx, conn, cfg)
 	if err != nil {
-		s.keys.stop()
 		s.readDB.Close()
 		conn.Close()
 		s.writeDB.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	s.Shared = sqlstore.NewShared(reads{s.readDB, s.w}, s.codec)
+	s.keys = sqlstore.LoadKeys(ctx, reads{s.readDB, s.w}, cfg.Logger)
 	if s.ckpt, err = startCheckpointer(path, wal, &s.w.pause, cfg.Logger); err != nil {
 		s.w.stop()
-		s.keys.stop()
+		s.keys.Stop()
 		s.readDB.Close()
 		conn.Close()
 		s.writeDB.Close()
@@ -204,8 +203,8 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 		return nil, store.ErrClosed
 	}
 	var row *sql.Row
-	if l.PatientUUID != "" && s.keys.absent(record.Key{ClientID: l.ClientID, PatientUUID: l.PatientUUID, AssessmentType: l.AssessmentType}) {
-		return nil, nil // a new patient: nothing to read (see keys)
+	if l.PatientUUID != "" && s.keys.Absent(record.Key{ClientID: l.ClientID, PatientUUID: l.PatientUUID, AssessmentType: l.AssessmentType}) {
+		return nil, nil // a new patient: nothing to read (see sqlstore.Keys)
 	}
 	if l.PatientUUID != "" {
 		row = s.byKey.QueryRowContext(ctx, l.ClientID, l.PatientUUID, l.AssessmentType)
@@ -234,7 +233,7 @@ func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, er
 	if c.Previous == nil {
 		// Before the commit: the filter never says no of a key being
 		// created (a save racing this one reads, and conflicts as before).
-		s.keys.add(c.Record.Key)
+		s.keys.Add(c.Record.Key)
 	}
 	o := &op{commit: p}
 	if err := s.w.do(ctx, o); err != nil {
@@ -284,7 +283,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	s.closed.Store(true)
 	s.w.stop()
-	s.keys.stop()
+	s.keys.Stop()
 	s.ckpt.stop()
 	s.byKey.Close()
 	s.byEmail.Close()

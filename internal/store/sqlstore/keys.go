@@ -1,8 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"hash/maphash"
 	"log/slog"
 	"sync"
@@ -11,23 +10,25 @@ import (
 	"github.com/pads-dev/pads/internal/record"
 )
 
-// keys answers, before a save reads its record, whether a record of that
+// Keys answers, before a save reads its record, whether a record of that
 // key may be stored: a Bloom filter of every record key, read from the
 // database in the background at start and told of each record a commit
-// creates. "No" is sure, and the save skips the read (a create of a new
-// patient, the load of most saves, reads nothing); "maybe" reads as
-// before. It may say no wrongly only of a record written behind this
-// process's back (the database is this process's alone): the record key's
-// unique index then refuses the create, Commit tells the filter of the
-// key, and the save starts over from a read that finds the record. A key
-// erased or expired stays in the filter: its saves read and find nothing,
-// as before.
+// of this process creates. "No" is sure of what this process knows, and
+// the save skips the read (a create of a new patient, the load of most
+// saves, reads nothing); "maybe" reads as before. It says no wrongly of
+// a record created behind this process's back: on PostgreSQL, by another
+// pads process since this one started. The record key's unique index
+// then refuses the create (a conflict, which writes nothing), the store
+// tells the filter of the key, and the save starts over from a read that
+// finds the record: once per such key and process. A key erased or
+// expired stays in the filter: its saves read and find nothing, as
+// before.
 //
 // Sizing: 10 bits and 7 hashes a key, for twice the highest record id at
 // start (2 million at least): 2.5 MiB, 1% of "maybe" wrongly. Past that the
 // filter says "maybe" more often and more saves read; the next start
 // sizes it again.
-type keys struct {
+type Keys struct {
 	seed   maphash.Seed
 	bits   []atomic.Uint64
 	ready  atomic.Bool // the records stored at start are all in
@@ -41,12 +42,14 @@ const (
 	minKeys       = 2 << 20
 )
 
-// loadKeys returns a filter sized for the records of db and fills it in
-// the background.
-func loadKeys(ctx context.Context, db *sql.DB, log *slog.Logger) *keys {
-	n := int64(0)
-	db.QueryRowContext(ctx, "SELECT max(id) FROM records").Scan(&n) // NULL: empty; an error: the minimum size
-	k := newKeys(max(minKeys, 2*int(n)))
+// LoadKeys returns a filter sized for the records of db and fills it in
+// the background, from db's reads.
+func LoadKeys(ctx context.Context, db DB, log *slog.Logger) *Keys {
+	var n *int64
+	if err := db.QueryRow(ctx, "SELECT max(id) FROM records").Scan(&n); err != nil || n == nil {
+		n = new(int64) // empty, or unknown: the least size
+	}
+	k := NewKeys(max(minKeys, 2*int(*n)))
 	ctx, k.cancel = context.WithCancel(context.Background())
 	k.done.Go(func() {
 		if err := k.fill(ctx, db); err != nil && ctx.Err() == nil {
@@ -57,16 +60,18 @@ func loadKeys(ctx context.Context, db *sql.DB, log *slog.Logger) *keys {
 	return k
 }
 
-func newKeys(capacity int) *keys {
+// NewKeys returns an empty filter for capacity keys, not ready: it says
+// maybe of every key until MarkReady.
+func NewKeys(capacity int) *Keys {
 	words := (capacity*keysPerRecord + 63) / 64
-	return &keys{seed: maphash.MakeSeed(), bits: make([]atomic.Uint64, words)}
+	return &Keys{seed: maphash.MakeSeed(), bits: make([]atomic.Uint64, words)}
 }
 
 // fill adds every stored record's key, then says the filter is ready. A
 // record created meanwhile is added by its commit (before or after the
 // scan reaches it: added twice is the same).
-func (k *keys) fill(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, "SELECT client_id, patient_uuid, assessment_type FROM records")
+func (k *Keys) fill(ctx context.Context, db DB) error {
+	rows, err := db.Query(ctx, "SELECT client_id, patient_uuid, assessment_type FROM records")
 	if err != nil {
 		return err
 	}
@@ -76,25 +81,34 @@ func (k *keys) fill(ctx context.Context, db *sql.DB) error {
 		if err := rows.Scan(&key.ClientID, &key.PatientUUID, &key.AssessmentType); err != nil {
 			return err
 		}
-		k.add(key)
+		k.Add(key)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	k.ready.Store(true)
+	k.MarkReady()
 	return nil
 }
 
-// stop ends the background fill.
-func (k *keys) stop() {
+// MarkReady says the filter holds every stored record's key: from now on
+// its no is sure.
+func (k *Keys) MarkReady() { k.ready.Store(true) }
+
+// Ready reports whether the filter was filled.
+func (k *Keys) Ready() bool { return k.ready.Load() }
+
+// Stop ends the background fill.
+func (k *Keys) Stop() {
 	if k.cancel != nil {
 		k.cancel()
 	}
 	k.done.Wait()
 }
 
-// add records that a record of key is stored.
-func (k *keys) add(key record.Key) {
+// Add records that a record of key is stored (or about to be: a store
+// adds a create's key before its commit, so that the filter never says
+// no of a key being created).
+func (k *Keys) Add(key record.Key) {
 	h1, h2 := k.hash(key)
 	m := uint64(len(k.bits)) * 64
 	for i := range uint64(keyHashes) {
@@ -103,9 +117,9 @@ func (k *keys) add(key record.Key) {
 	}
 }
 
-// absent reports that no record of key is stored, surely; false is
-// "maybe" (or the filter is not filled yet).
-func (k *keys) absent(key record.Key) bool {
+// Absent reports that no record of key is stored, as far as this process
+// knows; false is "maybe" (or the filter is not filled yet).
+func (k *Keys) Absent(key record.Key) bool {
 	if !k.ready.Load() {
 		return false
 	}
@@ -122,7 +136,7 @@ func (k *keys) absent(key record.Key) bool {
 
 // hash is the key's two hashes for double hashing (Kirsch and
 // Mitzenmacher): the parts are separated by a byte no part holds.
-func (k *keys) hash(key record.Key) (uint64, uint64) {
+func (k *Keys) hash(key record.Key) (uint64, uint64) {
 	var h maphash.Hash
 	h.SetSeed(k.seed)
 	h.WriteString(key.ClientID)
