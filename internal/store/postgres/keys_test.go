@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
@@ -32,9 +31,8 @@ func TestASaveThroughAnotherProcessUpdatesTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	for !a.keys.Ready() || !b.keys.Ready() {
-		time.Sleep(time.Millisecond) // the fills run on their own goroutines, with nothing to wait on
-	}
+	<-a.keys.Filled()
+	<-b.keys.Filled()
 	uuid := "6f1c8b0e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"
 	key := record.Key{ClientID: "acme", PatientUUID: uuid, AssessmentType: "faceScan"}
 	if res, err := storetest.Saves(t, a).Save(ctx, "acme", storetest.Request("acme", uuid, "ada@example.com", record.Fields{})); err != nil || !res.Created {

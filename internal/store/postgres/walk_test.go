@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -65,9 +64,7 @@ func TestASavesWalkFromTheWriterLoopToItsInsertIsFourFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for !s.keys.Ready() {
-		time.Sleep(time.Millisecond) // the filter's fill reads the pool swapped below, on its own goroutine
-	}
+	<-s.keys.Filled() // its fill reads the pool swapped below
 	// The loops are idle, waiting for work: they take the traced pool
 	// with the first op, through the queue's channel.
 	tracer := &walkTracer{}

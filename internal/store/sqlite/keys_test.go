@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
@@ -15,9 +14,7 @@ import (
 // waitReady waits for s's filter to be filled from the database.
 func waitReady(t *testing.T, s *Store) {
 	t.Helper()
-	for !s.keys.Ready() {
-		time.Sleep(time.Millisecond) // the fill runs on its own goroutine, with nothing to wait on
-	}
+	<-s.keys.Filled()
 }
 
 // TestTheKeyFilterKnowsTheStoredRecordsAtStart: reopened, the store's

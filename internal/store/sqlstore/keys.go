@@ -31,7 +31,8 @@ import (
 type Keys struct {
 	seed   maphash.Seed
 	bits   []atomic.Uint64
-	ready  atomic.Bool // the records stored at start are all in
+	ready  atomic.Bool   // the records stored at start are all in
+	filled chan struct{} // closed once ready
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 }
@@ -64,7 +65,7 @@ func LoadKeys(ctx context.Context, db DB, log *slog.Logger) *Keys {
 // maybe of every key until MarkReady.
 func NewKeys(capacity int) *Keys {
 	words := (capacity*keysPerRecord + 63) / 64
-	return &Keys{seed: maphash.MakeSeed(), bits: make([]atomic.Uint64, words)}
+	return &Keys{seed: maphash.MakeSeed(), bits: make([]atomic.Uint64, words), filled: make(chan struct{})}
 }
 
 // fill adds every stored record's key, then says the filter is ready. A
@@ -92,10 +93,14 @@ func (k *Keys) fill(ctx context.Context, db DB) error {
 
 // MarkReady says the filter holds every stored record's key: from now on
 // its no is sure.
-func (k *Keys) MarkReady() { k.ready.Store(true) }
+func (k *Keys) MarkReady() {
+	if k.ready.CompareAndSwap(false, true) {
+		close(k.filled)
+	}
+}
 
-// Ready reports whether the filter was filled.
-func (k *Keys) Ready() bool { return k.ready.Load() }
+// Filled is closed once the filter holds every stored record's key.
+func (k *Keys) Filled() <-chan struct{} { return k.filled }
 
 // Stop ends the background fill.
 func (k *Keys) Stop() {
