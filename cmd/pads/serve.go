@@ -349,7 +349,7 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *met
 // of the time (retention.Options.Rest).
 func sweepOptions(cfg *config.Config) retention.Options {
 	if strings.HasPrefix(cfg.Database, "sqlite://") {
-		return retention.Options{}
+		return retention.Options{MaxBatch: 500}
 	}
 	return retention.Options{Rest: 0.5}
 }

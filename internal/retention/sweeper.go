@@ -25,8 +25,8 @@ const (
 	DefaultBatch = 200
 	DefaultPause = 10 * time.Millisecond
 	DefaultRest  = 2.0
-	// MaxBatch bounds the batch a pass grows to while it is behind.
-	MaxBatch = 2000
+	// DefaultMaxBatch bounds the batch a pass grows to while it is behind.
+	DefaultMaxBatch = 2000
 )
 
 // Observer is told what each pass did (metrics.Retention fits).
@@ -45,6 +45,9 @@ type Options struct {
 	// is shared by more rows, while the pause below still keeps the sweep
 	// to a third of the writer.
 	Batch int
+	// MaxBatch bounds the batches (DefaultMaxBatch when 0): on SQLite,
+	// where saves wait behind a batch, it bounds their wait.
+	MaxBatch int
 	// Pause is the least wait between batches; the wait is at least Rest
 	// times what the last batch took.
 	Pause time.Duration
@@ -79,6 +82,9 @@ func New(st store.Lifecycle, current func() *config.Config, obs Observer, log *s
 	}
 	if opts.Pause == 0 {
 		opts.Pause = DefaultPause
+	}
+	if opts.MaxBatch == 0 {
+		opts.MaxBatch = DefaultMaxBatch
 	}
 	if opts.Rest == 0 {
 		opts.Rest = DefaultRest
@@ -163,7 +169,7 @@ func (s *Sweeper) Pass(ctx context.Context) (store.Swept, error) {
 		if !got.More {
 			break
 		}
-		req.Batch = min(2*req.Batch, max(MaxBatch, s.opts.Batch))
+		req.Batch = min(2*req.Batch, max(s.opts.MaxBatch, s.opts.Batch))
 		select {
 		case <-ctx.Done():
 			return total, ctx.Err()

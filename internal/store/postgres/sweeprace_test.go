@@ -55,7 +55,7 @@ func TestTheSweepLeavesARecordSavedWhileItWaits(t *testing.T) {
 	waiting := func() bool {
 		var n int
 		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE records SET version = -1%'`).Scan(&n)
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE records SET version = -version%'`).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}

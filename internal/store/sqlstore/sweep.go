@@ -279,25 +279,15 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 	out.More = out.More || (n == batch && !restart)
 	stmts := []Stmt{{setCursor, []any{client, "records", 0, last}}}
 	if len(expired) > 0 {
-		// Marked only if still expired and with nothing pending: a save or
-		// a replay since the read keeps the record.
-		list, expired := inList(expired)
-		cond := "r.id IN (" + list + ")"
-		// The conditions are the updated rows' own, not a subquery's:
-		// PostgreSQL checks a row it waited for (a save under way) again
-		// against those only, and a save's new updated_at then keeps it.
-		mark := Stmt{`UPDATE records SET version = -1 WHERE id IN (` + list + `) AND updated_at < ? AND NOT EXISTS (` +
-			pendingOf("records.id") + `)`,
-			append(slices.Clone(expired), cutoff.UnixNano())}
-		stmts = append(stmts, mark)
-		stmts = append(stmts, expireMarked(cond, expired)...)
+		list, ids := inList(expired)
+		stmts = append(stmts, expireRecordsIn(list, append(slices.Clone(ids), cutoff.UnixNano()), ids)...)
 	}
 	changed, err := s.db.WriteBeside(ctx, stmts...)
 	if err != nil {
 		return err
 	}
 	if len(expired) > 0 {
-		n := changed[3:]
+		n := changed[2:]
 		out.Attempts += int(n[0])
 		out.Deliveries += int(n[1])
 		out.Events += int(n[2])
@@ -306,22 +296,40 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 	return nil
 }
 
-// expireMarked are the statements that remove the expired records marked
-// among those cond selects (over records r), with everything hanging from
-// them. They are eraseMarked's, for records that had nothing pending when
-// marked: only a delivery leased since (a replay claimed at once) is
-// locked against its attempt's being recorded, the others are finished
-// and removed as they are, where an erasure locks all of them first and
-// cancels the pending ones apart.
-func expireMarked(cond string, args []any) []Stmt {
-	marked := "r.version = -1 AND " + cond
+// expireRecordsIn are the statements that remove the records of list
+// (an IN list; args: its ids, then the cutoff; ids: its ids) not saved
+// since the cutoff and with nothing pending, with everything of them, in
+// the order foreign keys allow:
+//
+//   - the mark: version negated, which no save holds (one that read the
+//     record commits nothing and starts over). Its conditions are the
+//     updated rows' own, not a subquery's: PostgreSQL checks a row it
+//     waited for (a save under way) again against those only, and the
+//     save's new updated_at then keeps it;
+//   - the attempts of their deliveries that are not pending, those
+//     deliveries, the events left with none, the records left with none;
+//   - the mark undone on any record left.
+//
+// Each removal asks again that nothing it removes is pending, so that a
+// replay (or a delivery added) that commits during the batch keeps its
+// delivery, event and record: on PostgreSQL a statement sees what
+// committed before it began, and a DELETE that waits for a row a replay
+// changed checks the row's new state. Such a delivery may lose the
+// record of its earlier attempts, if the replay came while they were
+// being removed.
+func expireRecordsIn(list string, args, ids []any) []Stmt {
+	marked := "r.version < 0 AND r.id IN (" + list + ")"
 	events := "SELECT e.id FROM events e JOIN records r ON r.id = e.record_id WHERE " + marked
 	return []Stmt{
-		{"UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL AND event_id IN (" + events + ")", args},
-		{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (" + events + "))", args},
-		{"DELETE FROM deliveries WHERE event_id IN (" + events + ")", args},
-		{"DELETE FROM events WHERE id IN (" + events + ")", args},
-		{"DELETE FROM records WHERE id IN (SELECT r.id FROM records r WHERE " + marked + ")", args},
+		{`UPDATE records SET version = -version WHERE id IN (` + list + `) AND updated_at < ? AND version > 0 AND NOT EXISTS (` +
+			pendingOf("records.id") + `)`, args},
+		{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (" + events +
+			") AND state <> 'pending')", ids},
+		{"DELETE FROM deliveries WHERE event_id IN (" + events + ") AND state <> 'pending'", ids},
+		{"DELETE FROM events WHERE id IN (" + events + ") AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)", ids},
+		{"DELETE FROM records WHERE id IN (SELECT r.id FROM records r WHERE " + marked +
+			") AND NOT EXISTS (SELECT 1 FROM events e WHERE e.record_id = records.id)", ids},
+		{"UPDATE records SET version = -version WHERE id IN (" + list + ") AND version < 0", ids},
 	}
 }
 

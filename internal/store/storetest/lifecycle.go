@@ -460,3 +460,42 @@ func SweepRacesASave(t *testing.T, s store.Store, hold func(uuid string, savedAt
 		t.Fatalf("after the race: %d records (want 1, with its 2 events)", len(recs))
 	}
 }
+
+// SweepRacesAReplay: a replay of a record's failed delivery that commits
+// while the sweep removes that expired record (the sweep waits on a lock
+// hold takes on the attempts, after its mark, until waiting reports it)
+// keeps its delivery pending: the sweep leaves the delivery, its event
+// and its record. For stores with several writers at once (PostgreSQL).
+func SweepRacesAReplay(t *testing.T, s store.Store, hold func() (release func()), waiting func() bool) {
+	h := &harness{Store: s, saves: Saves(t, s)}
+	completed(t, h, uuidA, "ada@example.com")
+	t0 := time.Now().Add(time.Second)
+	failed := finishAll(t, h, t0, store.Failed)
+	ret := store.Retention{Bodies: 96 * time.Hour, Deliveries: 96 * time.Hour, Records: 48 * time.Hour}
+	now := t0.Add(72 * time.Hour)
+	release := hold()
+	swept := make(chan store.Swept)
+	go func() {
+		got, err := h.Sweep(context.Background(), store.SweepRequest{Now: now, Batch: 10, Clients: []string{"acme"},
+			Retention: func(string) store.Retention { return ret }})
+		if err != nil {
+			t.Errorf("Sweep: %v", err)
+		}
+		swept <- got
+	}()
+	for !waiting() {
+		time.Sleep(10 * time.Millisecond) // polling another process's state: no channel to wait on
+	}
+	if n, err := h.Replay(context.Background(), store.ReplayRequest{ID: failed[0].ID, Now: now}); err != nil || n != 1 {
+		t.Fatalf("Replay = %d, %v; want 1", n, err)
+	}
+	release()
+	got := <-swept
+	if got.Records != 0 {
+		t.Fatalf("swept %+v: the record of a delivery replayed during the sweep expired", got)
+	}
+	left := claim(t, h, "p", now.Add(time.Minute))
+	if len(left) != 1 || left[0].ID != failed[0].ID {
+		t.Fatalf("after the race, %d deliveries due; want the replayed one, %d", len(left), failed[0].ID)
+	}
+}
