@@ -6,9 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pads-dev/pads/internal/store"
-	"github.com/pads-dev/pads/internal/store/postgres"
-	"github.com/pads-dev/pads/internal/store/postgres/pgtest"
 	"github.com/pads-dev/pads/internal/store/sqlstore"
 	"github.com/pads-dev/pads/internal/store/storetest"
 )
@@ -19,19 +16,9 @@ import (
 // those tables, their TOAST tables or their indexes (read with
 // pg_read_binary_file, as the server's superuser).
 func TestErasureAndCleanupLeaveNoneOfThePatientsBytes(t *testing.T) {
-	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	ctx := context.Background()
-	s, err := postgres.Open(ctx, dbURL, store.Config{Keys: storetest.Keyring(t, "e1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	s, conn := openWithConn(t)
 	raw := func(q string, args ...any) [][]byte {
 		rows, err := conn.Query(ctx, sqlstore.Rebind(q), args...)
 		if err != nil {

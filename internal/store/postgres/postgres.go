@@ -89,8 +89,8 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 		return nil, store.ErrClosed
 	}
 	var row pgx.Row
-	if l.PatientUUID != "" && s.keys.Absent(record.Key{ClientID: l.ClientID, PatientUUID: l.PatientUUID, AssessmentType: l.AssessmentType}) {
-		return nil, nil // a new patient, as far as this process knows (see sqlstore.Keys)
+	if s.keys.New(l) {
+		return nil, nil // a new patient, as far as this process knows
 	}
 	if l.PatientUUID != "" {
 		row = s.pool.QueryRow(ctx, qFindByKey, l.ClientID, l.PatientUUID, l.AssessmentType)
@@ -117,9 +117,7 @@ func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, er
 	if err != nil {
 		return store.Committed{}, err
 	}
-	if c.Previous == nil {
-		s.keys.Add(c.Record.Key) // before the commit: see sqlstore.Keys.Add
-	}
+	s.keys.Committing(c)
 	o := &op{commit: &commitOp{prepared: p}}
 	if err := s.do(ctx, o); err != nil {
 		return store.Committed{}, err

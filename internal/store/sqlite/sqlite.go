@@ -203,8 +203,8 @@ func (s *Store) Find(ctx context.Context, l store.Lookup) (*store.Stored, error)
 		return nil, store.ErrClosed
 	}
 	var row *sql.Row
-	if l.PatientUUID != "" && s.keys.Absent(record.Key{ClientID: l.ClientID, PatientUUID: l.PatientUUID, AssessmentType: l.AssessmentType}) {
-		return nil, nil // a new patient: nothing to read (see sqlstore.Keys)
+	if s.keys.New(l) {
+		return nil, nil // a new patient: nothing to read
 	}
 	if l.PatientUUID != "" {
 		row = s.byKey.QueryRowContext(ctx, l.ClientID, l.PatientUUID, l.AssessmentType)
@@ -230,11 +230,7 @@ func (s *Store) Commit(ctx context.Context, c store.Commit) (store.Committed, er
 	if err != nil {
 		return store.Committed{}, err
 	}
-	if c.Previous == nil {
-		// Before the commit: the filter never says no of a key being
-		// created (a save racing this one reads, and conflicts as before).
-		s.keys.Add(c.Record.Key)
-	}
+	s.keys.Committing(c)
 	o := &op{commit: p}
 	if err := s.w.do(ctx, o); err != nil {
 		return store.Committed{}, err

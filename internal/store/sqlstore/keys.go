@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pads-dev/pads/internal/record"
+	"github.com/pads-dev/pads/internal/store"
 )
 
 // Keys answers, before a save reads its record, whether a record of that
@@ -108,6 +109,23 @@ func (k *Keys) Stop() {
 		k.cancel()
 	}
 	k.done.Wait()
+}
+
+// New reports that the record a save of l would change is surely not
+// stored, so that Find need not read: l names a patient uuid whose key
+// the filter has not seen.
+func (k *Keys) New(l store.Lookup) bool {
+	return l.PatientUUID != "" && k.Absent(record.Key{ClientID: l.ClientID, PatientUUID: l.PatientUUID, AssessmentType: l.AssessmentType})
+}
+
+// Committing tells the filter of c's record, before its commit, when c
+// creates it: the filter never says no of a key being created (a save
+// racing this one reads, and conflicts as before), and a create that
+// conflicts leaves its key known, so that the save's next try reads.
+func (k *Keys) Committing(c store.Commit) {
+	if c.Previous == nil {
+		k.Add(c.Record.Key)
+	}
 }
 
 // Add records that a record of key is stored (or about to be: a store

@@ -430,29 +430,11 @@ func testResealAfterSweep(t *testing.T, o Opener) {
 // leaves it, with everything of it. For stores with several writers at
 // once (PostgreSQL); hold returns the save's commit.
 func SweepRacesASave(t *testing.T, s store.Store, hold func(uuid string, savedAt time.Time) (commit func()), waiting func() bool) {
-	h := &harness{Store: s, saves: Saves(t, s)}
-	completed(t, h, uuidA, "ada@example.com")
-	t0 := time.Now().Add(time.Second)
-	finishAll(t, h, t0, store.Delivered)
-	// Only the record has expired: its deliveries are kept longer.
-	ret := store.Retention{Bodies: 96 * time.Hour, Deliveries: 96 * time.Hour, Records: 48 * time.Hour}
-	now := t0.Add(72 * time.Hour)
+	h, _, now := expiredRecord(t, s, store.Delivered)
 	commit := hold(uuidA, now)
-	swept := make(chan store.Swept)
-	go func() {
-		got, err := h.Sweep(context.Background(), store.SweepRequest{Now: now, Batch: 10, Clients: []string{"acme"},
-			Retention: func(string) store.Retention { return ret }})
-		if err != nil {
-			t.Errorf("Sweep: %v", err)
-		}
-		swept <- got
-	}()
-	for !waiting() {
-		time.Sleep(10 * time.Millisecond) // polling another process's state: no channel to wait on
-	}
+	swept := sweepOnceWaiting(t, h, now, waiting)
 	commit()
-	got := <-swept
-	if got.Records != 0 {
+	if got := <-swept; got.Records != 0 {
 		t.Fatalf("swept %+v: the record saved while the sweep waited for it expired", got)
 	}
 	recs := export(t, h, store.Patient{ClientID: "acme", PatientUUID: uuidA})
@@ -467,17 +449,45 @@ func SweepRacesASave(t *testing.T, s store.Store, hold func(uuid string, savedAt
 // keeps its delivery pending: the sweep leaves the delivery, its event
 // and its record. For stores with several writers at once (PostgreSQL).
 func SweepRacesAReplay(t *testing.T, s store.Store, hold func() (release func()), waiting func() bool) {
+	h, failed, now := expiredRecord(t, s, store.Failed)
+	release := hold()
+	swept := sweepOnceWaiting(t, h, now, waiting)
+	if n, err := h.Replay(context.Background(), store.ReplayRequest{ID: failed[0].ID, Now: now}); err != nil || n != 1 {
+		t.Fatalf("Replay = %d, %v; want 1", n, err)
+	}
+	release()
+	if got := <-swept; got.Records != 0 {
+		t.Fatalf("swept %+v: the record of a delivery replayed during the sweep expired", got)
+	}
+	left := claim(t, h, "p", now.Add(time.Minute))
+	if len(left) != 1 || left[0].ID != failed[0].ID {
+		t.Fatalf("after the race, %d deliveries due; want the replayed one, %d", len(left), failed[0].ID)
+	}
+}
+
+// raceRetention expires records after 48 hours and keeps deliveries
+// longer: in the races above only the record has expired.
+var raceRetention = store.Retention{Bodies: 96 * time.Hour, Deliveries: 96 * time.Hour, Records: 48 * time.Hour}
+
+// expiredRecord saves patient A's completed assessment, ends its
+// deliveries in state, and returns a time at which, under raceRetention,
+// its record has expired and its deliveries have not.
+func expiredRecord(t *testing.T, s store.Store, state string) (*harness, []store.Claimed, time.Time) {
 	h := &harness{Store: s, saves: Saves(t, s)}
 	completed(t, h, uuidA, "ada@example.com")
 	t0 := time.Now().Add(time.Second)
-	failed := finishAll(t, h, t0, store.Failed)
-	ret := store.Retention{Bodies: 96 * time.Hour, Deliveries: 96 * time.Hour, Records: 48 * time.Hour}
-	now := t0.Add(72 * time.Hour)
-	release := hold()
-	swept := make(chan store.Swept)
+	ended := finishAll(t, h, t0, state)
+	return h, ended, t0.Add(72 * time.Hour)
+}
+
+// sweepOnceWaiting starts one sweep at now under raceRetention and
+// returns, once waiting reports that the sweep waits for a lock, what it
+// will have removed.
+func sweepOnceWaiting(t *testing.T, h *harness, now time.Time, waiting func() bool) <-chan store.Swept {
+	swept := make(chan store.Swept, 1)
 	go func() {
 		got, err := h.Sweep(context.Background(), store.SweepRequest{Now: now, Batch: 10, Clients: []string{"acme"},
-			Retention: func(string) store.Retention { return ret }})
+			Retention: func(string) store.Retention { return raceRetention }})
 		if err != nil {
 			t.Errorf("Sweep: %v", err)
 		}
@@ -486,16 +496,5 @@ func SweepRacesAReplay(t *testing.T, s store.Store, hold func() (release func())
 	for !waiting() {
 		time.Sleep(10 * time.Millisecond) // polling another process's state: no channel to wait on
 	}
-	if n, err := h.Replay(context.Background(), store.ReplayRequest{ID: failed[0].ID, Now: now}); err != nil || n != 1 {
-		t.Fatalf("Replay = %d, %v; want 1", n, err)
-	}
-	release()
-	got := <-swept
-	if got.Records != 0 {
-		t.Fatalf("swept %+v: the record of a delivery replayed during the sweep expired", got)
-	}
-	left := claim(t, h, "p", now.Add(time.Minute))
-	if len(left) != 1 || left[0].ID != failed[0].ID {
-		t.Fatalf("after the race, %d deliveries due; want the replayed one, %d", len(left), failed[0].ID)
-	}
+	return swept
 }
