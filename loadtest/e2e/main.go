@@ -147,6 +147,7 @@ func main() {
 		})
 	}
 	start, cpuStart := time.Now(), cpuOf(pids)
+	counts := sampleCounts(&mu, answered, arrived, *dur)
 	sent := 0
 	for time.Since(start) < *dur {
 		if *rate > 0 {
@@ -202,6 +203,7 @@ func main() {
 		float64(len(lat))/last.Sub(start).Seconds(), len(answered)-len(lat), errs.Load(), badSig.Load())
 	fmt.Printf("save answered -> webhook received: p50 %v  p90 %v  p99 %v  max %v\n",
 		pct(0.5).Round(100*time.Microsecond), pct(0.9).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), pct(1).Round(100*time.Microsecond))
+	printSteady(<-counts)
 	slices.Sort(saveTook)
 	savePct := func(p float64) time.Duration {
 		if len(saveTook) == 0 {
@@ -427,4 +429,48 @@ func token(base string) string {
 	var out struct{ Token string }
 	json.NewDecoder(resp.Body).Decode(&out)
 	return out.Token
+}
+
+// counts is how many saves had been answered and how many of their
+// webhooks had arrived at one instant of the run.
+type counts struct{ answered, arrived int }
+
+// sampleCounts samples the two counts once a second while the saves are
+// sent (their maps are read under mu) and sends the samples when the
+// sending ends.
+func sampleCounts(mu *sync.Mutex, answered, arrived map[string]time.Time, dur time.Duration) <-chan []counts {
+	out := make(chan []counts, 1)
+	go func() {
+		var cs []counts
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for range int(dur / time.Second) {
+			<-tick.C
+			mu.Lock()
+			cs = append(cs, counts{len(answered), len(arrived)})
+			mu.Unlock()
+		}
+		out <- cs
+	}()
+	return out
+}
+
+// printSteady prints the backlog (saves answered whose webhook has not
+// arrived) second by second, and the deliveries per second against the
+// saves per second over the second half of the run: the first figure
+// says whether deliveries keep up, apart from the lag of the pipeline
+// itself, which "until the last arrival" counts too.
+func printSteady(cs []counts) {
+	if len(cs) < 4 {
+		return
+	}
+	backlog := make([]string, len(cs))
+	for i, c := range cs {
+		backlog[i] = strconv.Itoa(c.answered - c.arrived)
+	}
+	a, b := cs[len(cs)/2-1], cs[len(cs)-1]
+	secs := float64(len(cs) - len(cs)/2)
+	acc, del := float64(b.answered-a.answered)/secs, float64(b.arrived-a.arrived)/secs
+	fmt.Printf("backlog each second: %s\n", strings.Join(backlog, " "))
+	fmt.Printf("second half of the run: %.0f saves/s accepted, %.0f events/s delivered: %.2f\n", acc, del, del/acc)
 }
