@@ -29,8 +29,9 @@ import (
 //     PerClient attempts in flight;
 //   - at most Workers attempts in all.
 //
-// A line holds at most twice its destination's share (in flight and
-// waiting); a claim skips full lines and gives each other destination no
+// A line holds at most its read-ahead waiting (see lane), and a client's
+// lines together at most holds (2*PerClient, or Workers for a client
+// alone); a claim skips full lines and gives each other destination no
 // more than its line can take, so it reaches the due deliveries of every
 // other destination. It claims when something may be due: a save's
 // or a drained line's hint for a destination, a replay, a takeover, the
@@ -294,24 +295,25 @@ func (c *claimer) round() (more, saturated bool) {
 	room := c.opts.Workers*2 - c.inflight - c.queued
 	var skip []store.DestinationRef
 	load := c.clientLoad()
+	holds := c.holds(load)
 	// At most the room of one line's read-ahead (see lane): what a line
 	// refilled at half its read-ahead (see free) takes then rarely
 	// overflows.
 	limit := c.opts.PerDestination
 	var lines []store.DestinationRoom // the lines with room, and how much
 	for key, l := range c.lanes {
-		if c.full(l) || load[key.ClientID] >= 2*c.opts.PerClient {
+		if c.full(l) || load[key.ClientID] >= holds(key.ClientID) {
 			skip = append(skip, key)
 		} else {
 			// No more than the line, and its client's lines, can take:
 			// what does not fit is released, a write for nothing, and
 			// takes the claim's room from the lines after it.
-			lineRoom := min(c.waitCap(l)-len(l.queue), 2*c.opts.PerClient-load[key.ClientID])
+			lineRoom := min(c.waitCap(l)-len(l.queue), holds(key.ClientID)-load[key.ClientID])
 			limit = max(limit, lineRoom)
 			lines = append(lines, store.DestinationRoom{DestinationRef: key, N: lineRoom})
 		}
 	}
-	rooms, other := c.newLineRooms(slices.Clip(lines), load)
+	rooms, other := c.newLineRooms(slices.Clip(lines), load, holds)
 	c.mu.Unlock()
 	for o, ids := range trimmed {
 		if err := c.outbox.Release(c.hard, o, ids); err != nil {
@@ -319,7 +321,7 @@ func (c *claimer) round() (more, saturated bool) {
 		}
 	}
 	for client, n := range load {
-		if n >= 2*c.opts.PerClient {
+		if n >= holds(client) {
 			skip = append(skip, c.opts.ClientDestinations(client)...)
 		}
 	}
@@ -363,15 +365,15 @@ func (c *claimer) round() (more, saturated bool) {
 // newLineRooms adds to rooms what a destination without a line may take:
 // the waitCap its line would have (its window, kept since its last line
 // or PerDestination, and at most Workers/(n+1) with n lines now), and no
-// more than its client may still hold (2*PerClient less its load, as for
-// the lines): what does not fit is released, a write for nothing. other
+// more than its client may still hold (holds less its load, as for the
+// lines): what does not fit is released, a write for nothing. other
 // is that of a destination with no window kept, of a client with nothing
 // here; the destinations of a client with less room left than that are
 // listed with their client's room. Clients with no room left are skipped
 // whole (see round). c.mu is held.
-func (c *claimer) newLineRooms(rooms []store.DestinationRoom, load map[string]int) ([]store.DestinationRoom, int) {
+func (c *claimer) newLineRooms(rooms []store.DestinationRoom, load map[string]int, holds func(string) int) ([]store.DestinationRoom, int) {
 	fresh := max(1, c.opts.Workers/(len(c.lanes)+1))
-	budget := func(client string) int { return 2*c.opts.PerClient - load[client] }
+	budget := func(client string) int { return holds(client) - load[client] }
 	for key, w := range c.windows {
 		if _, ok := c.lanes[key]; !ok {
 			rooms = append(rooms, store.DestinationRoom{DestinationRef: key, N: max(1, min(w, fresh, budget(key.ClientID)))})
@@ -416,6 +418,34 @@ func (c *claimer) clientLoad() map[string]int {
 	return load
 }
 
+// holds returns how many deliveries a client's lines may hold here, in
+// flight and waiting, given each client's load: 2*PerClient while
+// another client holds some, and Workers (at least 2*PerClient) for the
+// one client holding any, or any client when none does. A client's
+// lines read ahead of its attempts to hide how long a claim takes (it
+// waits for a commit behind the saves); alone, at 2*PerClient (96
+// waiting beside 32 in flight), one destination's deliveries on
+// PostgreSQL fell behind flat-out saves (0.89-0.95 of them in
+// loadtest/e2e), and kept up with room for Workers (0.99-1.01). Half of
+// the claimer's room (2*Workers) stays free for the next client's first
+// claim, and once that client holds work, trimLocked releases what the
+// first holds past 2*PerClient.
+func (c *claimer) holds(load map[string]int) func(client string) int {
+	shared, alone := 2*c.opts.PerClient, max(2*c.opts.PerClient, c.opts.Workers)
+	holding, only := 0, ""
+	for client, n := range load {
+		if n > 0 {
+			holding, only = holding+1, client
+		}
+	}
+	return func(client string) int {
+		if holding == 0 || holding == 1 && client == only {
+			return alone
+		}
+		return shared
+	}
+}
+
 // queue puts what a claim under owner returned in line and starts what
 // may start. It returns what did not fit (its line, or its client's, is
 // full: to release), whether a line it served has room left, and false
@@ -430,12 +460,13 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole func(store.
 	}
 	c.adapt(claimed, whole)
 	load := c.clientLoad()
+	holds := c.holds(load)
 	for _, cl := range claimed {
 		if c.mine[cl.ID] {
 			continue // already here: its lease ran out while it waited or ran
 		}
 		l := c.lane(cl.Ref())
-		if c.full(l) || load[cl.Key.ClientID] >= 2*c.opts.PerClient || c.pauses.paused(cl.Ref()) || !c.rates.take(cl.Ref(), now) {
+		if c.full(l) || load[cl.Key.ClientID] >= holds(cl.Key.ClientID) || c.pauses.paused(cl.Ref()) || !c.rates.take(cl.Ref(), now) {
 			// Its line filled up within this claim, its destination was
 			// paused meanwhile, or it has no token: it waits unleased.
 			overflow = append(overflow, cl.ID)
@@ -449,7 +480,7 @@ func (c *claimer) queue(owner string, claimed []store.Claimed, whole func(store.
 	c.startLocked()
 	for _, cl := range claimed {
 		if l, ok := c.lanes[cl.Ref()]; ok {
-			roomLeft = roomLeft || !c.full(l) && load[cl.Key.ClientID] < 2*c.opts.PerClient
+			roomLeft = roomLeft || !c.full(l) && load[cl.Key.ClientID] < holds(cl.Key.ClientID)
 		}
 	}
 	return overflow, roomLeft, true
@@ -470,24 +501,46 @@ func (c *claimer) waitCap(l *lane) int {
 }
 
 // trimLocked takes out of the lines what waits past its line's waitCap
-// (which shrinks as more destinations have work) and returns
-// their ids by owner, to release: a line filled while it was one of few
+// (which shrinks as more destinations have work), and out of a client's
+// lines what they hold past holds (which shrinks once another client
+// holds work) when the room is short, and returns their ids by owner, to
+// release: a line or a client that filled up while it was one of few
 // must not keep the room others need. c.mu is held.
 func (c *claimer) trimLocked() map[string][]int64 {
-	var out map[string][]int64
+	out := map[string][]int64{}
 	for _, l := range c.lanes {
 		for len(l.queue) > c.waitCap(l) {
-			w := l.queue[len(l.queue)-1]
-			l.queue = l.queue[:len(l.queue)-1]
-			c.queued--
-			delete(c.mine, w.ID)
-			if out == nil {
-				out = map[string][]int64{}
-			}
-			out[w.owner] = append(out[w.owner], w.ID)
+			c.dropLast(l, out)
+		}
+	}
+	// A client that held work alone may hold more than it may beside
+	// others (holds). Once another holds some and the claimer's room
+	// falls below half (the other reads ahead too), what waits past its
+	// share goes back, from the lines' tails; a client with a little work
+	// beside it (a delivery now and then) takes nothing back, or each of
+	// its deliveries would release and claim again the first's read-ahead.
+	if c.opts.Workers*2-c.inflight-c.queued >= c.opts.Workers {
+		return out
+	}
+	load := c.clientLoad()
+	holds := c.holds(load)
+	for key, l := range c.lanes {
+		for len(l.queue) > 0 && load[key.ClientID] > holds(key.ClientID) {
+			c.dropLast(l, out)
+			load[key.ClientID]--
 		}
 	}
 	return out
+}
+
+// dropLast takes the last delivery waiting in l out of the lines, adding
+// its id to out by owner. c.mu is held.
+func (c *claimer) dropLast(l *lane, out map[string][]int64) {
+	w := l.queue[len(l.queue)-1]
+	l.queue = l.queue[:len(l.queue)-1]
+	c.queued--
+	delete(c.mine, w.ID)
+	out[w.owner] = append(out[w.owner], w.ID)
 }
 
 // share is how many attempts one destination may have in flight now:
