@@ -61,8 +61,11 @@ func dsn(path string, readOnly bool) string {
 // write has committed since its last one, so under saves a cache holds
 // little more than one transaction's pages (a few B-tree probes), while
 // eight readers' caches, filled page by page over minutes, added some
-// 30 MiB to pads' memory (loadtest/soak.sh). The writer keeps 2 MiB: its
-// pages stay valid from one batch to the next.
+// 30 MiB to pads' memory (loadtest/soak.sh). The writer's is 16 MiB: its
+// pages stay valid from one batch to the next, and each save lands on
+// pages of two indexes keyed at random (the record's key and its email
+// index), so with SQLite's 2 MiB most saves read a page back from the
+// WAL or the file (readDbPage was 5% of pads' CPU under the save load).
 //
 // secure_delete: SQLite overwrites deleted content with zeros, in the
 // page and in the pages it frees, so that an erased patient's rows (and a
@@ -74,6 +77,8 @@ func dsnWith(path string, busy time.Duration, readOnly bool) string {
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	if readOnly {
 		d += "&_pragma=query_only(1)&_pragma=cache_size(-256)"
+	} else {
+		d += "&_pragma=cache_size(-16384)"
 	}
 	return d
 }
