@@ -257,7 +257,7 @@ func SmokingStatus(text string) string {
 	s := " " + words(text) + " "
 	has := func(phrases []string) bool {
 		for _, w := range phrases {
-			if strings.Contains(s, " "+w+" ") {
+			if hasWords(s, w) {
 				return true
 			}
 		}
@@ -283,6 +283,25 @@ func SmokingStatus(text string) string {
 		return NonSmoker
 	}
 	return UnknownStatus
+}
+
+// hasWords reports whether s, words between single spaces with a space at
+// each end, holds the words of w (one or more, single-spaced) whole: s
+// contains " "+w+" ", without making that string (the request decoder
+// asks this of every status sent, some forty times).
+func hasWords(s, w string) bool {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j > 0 && s[j-1] == ' ' && j+len(w) < len(s) && s[j+len(w)] == ' ' {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // words is s lower-cased, every run of characters other than letters,
