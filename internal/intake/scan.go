@@ -61,40 +61,65 @@ func containsRuneError(s string) bool {
 
 var errNotObject = errors.New("not one JSON object")
 
-// members calls fn for each member of body's top-level object, in order.
+// members calls fn for each member of body's top-level object, in order,
+// or fails for a body that is not one valid JSON object (fn may have been
+// called for the members before the fault).
 //
-// encoding/json validates the whole body first (json.Valid allocates
-// nothing); the walk below may then assume well-formed JSON and only find
+// The walk checks the JSON as it goes (strings, numbers and literals by
+// hand, a nested object or array with encoding/json's json.Valid), finds
 // where each key and value begins and ends, so a key given twice is seen,
-// and keys are looked up without becoming strings. It stays hand-written
+// and looks keys up without making strings of them. It stays hand-written
 // because encoding/json's Decoder (tokens and RawMessage, stdlibMembers in
-// the tests) makes the whole decoder 3.2 times as dear: 24.5 us against 7.7
-// us per load-test body (BenchmarkDecode), 23% of a save's CPU instead of
-// 7% (docs/performance.md). FuzzMembers checks it against encoding/json.
+// the tests) makes the whole decoder 3.9 times as dear: 24.3 us against 6.2
+// us per load-test body (BenchmarkDecode, docs/performance.md); checking
+// the whole body with json.Valid first was a fifth of the decoder's time.
+// FuzzMembers checks it against encoding/json.
 func members(body []byte, fn func(key value, v value)) error {
-	if !json.Valid(body) {
-		return errNotObject
-	}
 	i := skipSpace(body, 0)
-	if body[i] != '{' {
+	if i == len(body) || body[i] != '{' {
 		return errNotObject
 	}
 	i = skipSpace(body, i+1)
-	if body[i] == '}' {
-		return nil
+	if i < len(body) && body[i] == '}' {
+		return end(body, i+1)
 	}
 	for {
-		key, end := scanValue(body, i)
-		i = skipSpace(body, end) // at ':'
-		i = skipSpace(body, i+1) // at the value
-		v, end := scanValue(body, i)
-		fn(key, v)
-		i = skipSpace(body, end)
-		if body[i] == '}' {
-			return nil
+		if i == len(body) || body[i] != '"' {
+			return errNotObject
 		}
-		i = skipSpace(body, i+1) // past ','
+		key, next, ok := scanValue(body, i)
+		if !ok {
+			return errNotObject
+		}
+		i = skipSpace(body, next)
+		if i == len(body) || body[i] != ':' {
+			return errNotObject
+		}
+		v, next, ok := scanValue(body, skipSpace(body, i+1))
+		if !ok {
+			return errNotObject
+		}
+		fn(key, v)
+		i = skipSpace(body, next)
+		switch {
+		case i == len(body):
+			return errNotObject
+		case body[i] == '}':
+			return end(body, i+1)
+		case body[i] != ',':
+			return errNotObject
+		}
+		i = skipSpace(body, i+1)
 	}
+}
+
+// end accepts the body when only white space follows the object, which
+// ends at b[i-1].
+func end(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return errNotObject
+	}
+	return nil
 }
 
 func skipSpace(b []byte, i int) int {
@@ -104,64 +129,141 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// scanValue returns the valid JSON value starting at b[i] and the index
-// just past it.
-func scanValue(b []byte, i int) (value, int) {
+// scanValue returns the JSON value starting at b[i] and the index just
+// past it, or false when none valid starts there.
+func scanValue(b []byte, i int) (value, int, bool) {
+	if i == len(b) {
+		return value{}, i, false
+	}
 	switch c := b[i]; c {
 	case '"':
-		end, esc := scanString(b, i)
-		return value{kind: '"', raw: b[i:end], escaped: esc}, end
+		end, esc, ok := scanString(b, i)
+		return value{kind: '"', raw: b[i:end], escaped: esc}, end, ok
 	case '{', '[':
-		end := scanComposite(b, i)
-		return value{kind: c, raw: b[i:end]}, end
+		end, ok := scanComposite(b, i)
+		// Rare in a save: checked whole by encoding/json.
+		return value{kind: c, raw: b[i:end]}, end, ok && json.Valid(b[i:end])
 	case 't':
-		return value{kind: 't', raw: b[i : i+4]}, i + 4
+		return literal(b, i, "true")
 	case 'f':
-		return value{kind: 'f', raw: b[i : i+5]}, i + 5
+		return literal(b, i, "false")
 	case 'n':
-		return value{kind: 'n', raw: b[i : i+4]}, i + 4
+		return literal(b, i, "null")
 	}
+	end, ok := scanNumber(b, i)
+	return value{kind: '0', raw: b[i:end]}, end, ok
+}
+
+// literal reads the literal word at b[i].
+func literal(b []byte, i int, word string) (value, int, bool) {
+	end := i + len(word)
+	if end > len(b) || string(b[i:end]) != word {
+		return value{}, i, false
+	}
+	return value{kind: word[0], raw: b[i:end]}, end, true
+}
+
+// scanNumber returns the index past the JSON number at b[i]:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(b []byte, i int) (int, bool) {
 	j := i
-	for j < len(b) && isNumberByte(b[j]) {
+	if j < len(b) && b[j] == '-' {
 		j++
 	}
-	return value{kind: '0', raw: b[i:j]}, j
+	switch {
+	case j < len(b) && b[j] == '0':
+		j++
+	case j < len(b) && b[j] >= '1' && b[j] <= '9':
+		j = digits(b, j)
+	default:
+		return j, false
+	}
+	if j < len(b) && b[j] == '.' {
+		k := digits(b, j+1)
+		if k == j+1 {
+			return k, false
+		}
+		j = k
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		k := digits(b, j)
+		if k == j {
+			return k, false
+		}
+		j = k
+	}
+	return j, true
 }
 
-func isNumberByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
-// scanString returns the index past the string starting at b[i] and
-// whether it holds escapes.
-func scanString(b []byte, i int) (int, bool) {
+// scanString returns the index past the JSON string starting at b[i],
+// whether it holds escapes, and false when it is not a valid one (a
+// control character, a bad escape, no closing quote). Like encoding/json,
+// it lets invalid UTF-8 through: the fields say what they accept.
+func scanString(b []byte, i int) (int, bool, bool) {
 	esc := false
-	for j := i + 1; ; j++ {
-		switch b[j] {
-		case '\\':
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, esc, true
+		case c < 0x20:
+			return j, esc, false
+		case c == '\\':
 			esc = true
 			j++
-		case '"':
-			return j + 1, esc
+			if j == len(b) {
+				return j, esc, false
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(b) || !isHex(b[j+1]) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) {
+					return j, esc, false
+				}
+				j += 4
+			default:
+				return j, esc, false
+			}
 		}
 	}
+	return len(b), esc, false
 }
 
-// scanComposite returns the index past the object or array at b[i].
-func scanComposite(b []byte, i int) int {
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// scanComposite returns the index past the object or array at b[i],
+// matching brackets outside strings, and false when it does not close.
+// What is between them is checked by the caller.
+func scanComposite(b []byte, i int) (int, bool) {
 	depth := 0
-	for j := i; ; j++ {
+	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case '"':
-			end, _ := scanString(b, j)
+			end, _, ok := scanString(b, j)
+			if !ok {
+				return end, false
+			}
 			j = end - 1
 		case '{', '[':
 			depth++
 		case '}', ']':
 			depth--
 			if depth == 0 {
-				return j + 1
+				return j + 1, true
 			}
 		}
 	}
+	return len(b), false
 }
