@@ -53,7 +53,7 @@ func prepare(ctx context.Context, conn *sql.Conn) (*tx, error) {
 	}{
 		{&t.insert, `INSERT INTO records (client_id, patient_uuid, assessment_type, funnel_id, email_index, sealed, version,
 			created_at, updated_at, form_completed_at, assessment_completed_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
-			ON CONFLICT (client_id, patient_uuid, assessment_type) DO NOTHING RETURNING id`},
+			ON CONFLICT (client_id, patient_uuid, assessment_type) DO NOTHING`},
 		{&t.update, `UPDATE records SET funnel_id = ?, email_index = ?, sealed = ?, version = version + 1, updated_at = ?,
 			form_completed_at = ?, assessment_completed_at = ?
 			WHERE client_id = ? AND patient_uuid = ? AND assessment_type = ? AND version = ? RETURNING id`},
@@ -108,6 +108,18 @@ func returnedID(r *sql.Row) (int64, error) {
 	return id, nil
 }
 
+// insertedID is the id of the row an INSERT ... DO NOTHING wrote, or 0
+// when it wrote none.
+func insertedID(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // writeCommit writes a save's outcome, one statement at a time, by the
 // contract of store.Records.Commit: it checks first that the lookup still
 // finds what the save read, and reports a conflict, having written
@@ -131,7 +143,10 @@ func (t *tx) writeCommit(ctx context.Context, p *sqlstore.Prepared) (conflict bo
 	var id int64
 	switch {
 	case c.Previous == nil:
-		id, err = returnedID(t.insert.QueryRowContext(ctx, k.ClientID, k.PatientUUID, k.AssessmentType, r.FunnelID,
+		// Exec, not RETURNING: the row's id and whether it was written
+		// come with the result, without a result set to read (the
+		// writer runs every save's insert in turn).
+		id, err = insertedID(t.insert.ExecContext(ctx, k.ClientID, k.PatientUUID, k.AssessmentType, r.FunnelID,
 			r.EmailIndex, r.Sealed, r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), form, assessment))
 	case p.Reindex:
 		id, err = returnedID(t.update.QueryRowContext(ctx, r.FunnelID, r.EmailIndex, r.Sealed, r.UpdatedAt.UnixNano(), form, assessment,
