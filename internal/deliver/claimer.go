@@ -269,6 +269,20 @@ func (c *claimer) safeRound() (more, saturated bool) {
 	return c.round()
 }
 
+// claimSize rounds a claim's size above 2*step down to a multiple of
+// step. The PostgreSQL store writes the size into its claim statement's
+// text (so that the plan knows it, postgres/queries.go), and pgx keeps
+// each text prepared on every connection it ran on: with sizes anywhere
+// up to a client's 256, a 10-minute soak's RSS grew by a quarter. So
+// there are at most a few sizes above 2*step (6 up to 256 with step 32), at the cost
+// of claiming up to step-1 fewer than the room.
+func claimSize(n, step int) int {
+	if n <= 2*step {
+		return n
+	}
+	return n - n%step
+}
+
 // request is what a claim asks the store for: up to limit due deliveries,
 // none for the destinations in skip (their lines are full), nor for those
 // paused or waiting for their rate's next token, and to each destination
@@ -328,7 +342,7 @@ func (c *claimer) round() (more, saturated bool) {
 	if room <= 0 {
 		return false, true
 	}
-	limit = min(room, limit)
+	limit = claimSize(min(room, limit), c.opts.PerDestination)
 	req := c.request(owner, limit, skip, rooms, other)
 	claimed, err := c.outbox.Claim(c.hard, req)
 	if err != nil {

@@ -132,3 +132,22 @@ func TestAClientAloneReadsFurtherAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimSizesAreFew: a claim asks for its room exactly up to twice the
+// step, and above that for a multiple of the step, never more than its
+// room: a handful of statement texts for a store that writes the size
+// into its statement.
+func TestClaimSizesAreFew(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{1, 1}, {31, 31}, {64, 64}, {65, 64}, {95, 64}, {96, 96}, {200, 192}, {256, 256}, {511, 480}} {
+		if got := claimSize(tc.n, 32); got != tc.want {
+			t.Errorf("claimSize(%d, 32) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+	sizes := map[int]bool{}
+	for n := 65; n <= 256; n++ {
+		sizes[claimSize(n, 32)] = true
+	}
+	if len(sizes) != 7 {
+		t.Errorf("claims of 65 to 256 take %d sizes, want 7 (64, 96, ..., 256)", len(sizes))
+	}
+}
