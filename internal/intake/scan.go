@@ -83,6 +83,11 @@ func members(body []byte, fn func(key value, v value)) error {
 	if i < len(body) && body[i] == '}' {
 		return end(body, i+1)
 	}
+	// A nested value is checked alone (json.Valid), which sees one level
+	// of nesting less than the body: a body holding one also goes
+	// through json.Valid whole at its end, so that its depth is bounded
+	// as encoding/json bounds it.
+	nested := false
 	for {
 		if i == len(body) || body[i] != '"' {
 			return errNotObject
@@ -100,12 +105,19 @@ func members(body []byte, fn func(key value, v value)) error {
 			return errNotObject
 		}
 		fn(key, v)
+		nested = nested || v.kind == '{' || v.kind == '['
 		i = skipSpace(body, next)
 		switch {
 		case i == len(body):
 			return errNotObject
 		case body[i] == '}':
-			return end(body, i+1)
+			if err := end(body, i+1); err != nil || !nested {
+				return err
+			}
+			if !json.Valid(body) {
+				return errNotObject
+			}
+			return nil
 		case body[i] != ',':
 			return errNotObject
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -43,4 +44,22 @@ func FuzzMembers(f *testing.F) {
 			t.Fatalf("members = %v, encoding/json = %v", got, want)
 		}
 	})
+}
+
+// TestTheWalkBoundsNestingAsEncodingJSONDoes: a nested value is checked
+// alone, one level less deep than the body; the body is as deep as
+// encoding/json allows (10000 levels), and not one more.
+func TestTheWalkBoundsNestingAsEncodingJSONDoes(t *testing.T) {
+	for _, tc := range []struct {
+		arrays int
+		valid  bool
+	}{{9999, true}, {10000, false}} {
+		body := []byte(`{"a":1,"x":` + strings.Repeat("[", tc.arrays) + strings.Repeat("]", tc.arrays) + `}`)
+		if json.Valid(body) != tc.valid {
+			t.Fatalf("%d arrays deep: json.Valid says %v, the test expects %v", tc.arrays, !tc.valid, tc.valid)
+		}
+		if err := members(body, func(k, v value) {}); (err == nil) != tc.valid {
+			t.Errorf("an object holding %d nested arrays: members err = %v, want valid %v", tc.arrays, err, tc.valid)
+		}
+	}
 }
