@@ -442,8 +442,8 @@ func (c *claimer) clientLoad() map[string]int {
 // PostgreSQL fell behind flat-out saves (0.89-0.95 of them in
 // loadtest/e2e), and kept up with room for Workers (0.99-1.01). Half of
 // the claimer's room (2*Workers) stays free for the next client's first
-// claim, and once that client holds work, trimLocked releases what the
-// first holds past 2*PerClient.
+// claims, and once other clients take all but a client's share of that,
+// trimLocked releases what the first holds past 2*PerClient.
 func (c *claimer) holds(load map[string]int) func(client string) int {
 	shared, alone := 2*c.opts.PerClient, max(2*c.opts.PerClient, c.opts.Workers)
 	holding, only := 0, ""
@@ -528,12 +528,14 @@ func (c *claimer) trimLocked() map[string][]int64 {
 		}
 	}
 	// A client that held work alone may hold more than it may beside
-	// others (holds). Once another holds some and the claimer's room
-	// falls below half (the other reads ahead too), what waits past its
-	// share goes back, from the lines' tails; a client with a little work
-	// beside it (a delivery now and then) takes nothing back, or each of
-	// its deliveries would release and claim again the first's read-ahead.
-	if c.opts.Workers*2-c.inflight-c.queued >= c.opts.Workers {
+	// others (holds). Once others hold some and the claimer's room left
+	// is less than one client's share (2*PerClient), what waits past its
+	// share goes back, from the lines' tails. A client that holds its
+	// whole Workers alone leaves exactly half the room: until others take
+	// a client's share of it (a client with a delivery now and then does
+	// not), it keeps its read-ahead, or each of their deliveries would
+	// release and claim again the first's.
+	if c.opts.Workers*2-c.inflight-c.queued >= 2*c.opts.PerClient {
 		return out
 	}
 	load := c.clientLoad()

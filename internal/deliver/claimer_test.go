@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/pads-dev/pads/internal/store"
@@ -62,9 +63,9 @@ func TestNewLineRoomsKeepToTheClientsBudget(t *testing.T) {
 
 // TestAClientAloneReadsFurtherAhead: a client's lines may hold Workers
 // while no other client holds work here, 2*PerClient beside one; and once
-// another client holds work and the claimer's room is short of half, a
-// round's trim releases what the first holds past 2*PerClient, from the
-// tails of its lines, never what is in flight.
+// others hold work and the claimer's room left is less than a client's
+// share, a round's trim releases what the first holds past 2*PerClient,
+// from the tails of its lines, never what is in flight.
 func TestAClientAloneReadsFurtherAhead(t *testing.T) {
 	opts := Options{Workers: 256, PerDestination: 32, PerClient: 64}.withDefaults()
 	c := &claimer{opts: opts}
@@ -88,49 +89,71 @@ func TestAClientAloneReadsFurtherAhead(t *testing.T) {
 		t.Errorf("alone with Workers below 2*PerClient: holds %d, want 16", got)
 	}
 
-	// Client a holds 192 alone, in two lines of 16 in flight and 80
-	// waiting (within each line's read-ahead, whatever the number of
-	// lines below).
-	x1 := store.DestinationRef{ClientID: "a", ID: "x1"}
-	x2 := store.DestinationRef{ClientID: "a", ID: "x2"}
-	b := store.DestinationRef{ClientID: "b", ID: "y"}
-	waiting := func(from int) []work {
-		q := make([]work, 80)
-		for i := range q {
-			q[i] = work{Claimed: store.Claimed{Delivery: store.Delivery{ID: int64(from + i)}}, owner: "me"}
-		}
-		return q
+	for _, tc := range []struct {
+		name  string
+		lines []testLine
+		// released: how many of client a's waiting deliveries a trim
+		// gives back
+		released int
+	}{
+		{"alone, 192 held", []testLine{{"a", 16, 80}, {"a", 16, 80}}, 0},
+		{"all 256 held, beside another client's one delivery in flight", []testLine{
+			{"a", 16, 48}, {"a", 16, 48}, {"a", 16, 48}, {"a", 16, 48}, {"b", 1, 0}}, 0},
+		{"164 held, beside three clients holding 82 each: 102 of the room left", []testLine{
+			{"a", 32, 50}, {"a", 32, 50}, {"b", 32, 50}, {"c", 32, 50}, {"d", 32, 50}}, 164 - 128},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &claimer{opts: opts, lanes: map[store.DestinationRef]*lane{}, mine: map[int64]bool{}}
+			for i, tl := range tc.lines {
+				l := &lane{busy: tl.busy, window: 256}
+				for j := range tl.waiting {
+					l.queue = append(l.queue, work{Claimed: store.Claimed{Delivery: store.Delivery{ID: int64(1000*i + j)}}, owner: "me"})
+				}
+				c.lanes[store.DestinationRef{ClientID: tl.client, ID: strconv.Itoa(i)}] = l
+				c.inflight += tl.busy
+				c.queued += tl.waiting
+			}
+			before := c.clientLoad()
+			out := c.trimLocked()
+			after := c.clientLoad()
+			if got := before["a"] - after["a"]; got != tc.released || len(out["me"]) != got {
+				t.Errorf("released %d of a's (%d in all), want %d", got, len(out["me"]), tc.released)
+			}
+			for client, n := range before {
+				if client != "a" && after[client] != n {
+					t.Errorf("client %s went from %d to %d", client, n, after[client])
+				}
+			}
+			for i, tl := range tc.lines {
+				l := c.lanes[store.DestinationRef{ClientID: tl.client, ID: strconv.Itoa(i)}]
+				if l.busy != tl.busy {
+					t.Errorf("line %d: %d in flight, want %d: a trim never takes what is in flight", i, l.busy, tl.busy)
+				}
+				for j, w := range l.queue {
+					if w.ID != int64(1000*i+j) {
+						t.Errorf("line %d kept %d at %d: a trim takes from the tail", i, w.ID, j)
+					}
+				}
+			}
+			if c.queued != sumWaiting(c) {
+				t.Errorf("queued %d, want %d", c.queued, sumWaiting(c))
+			}
+		})
 	}
-	c.lanes = map[store.DestinationRef]*lane{x1: {busy: 16, queue: waiting(0), window: 256}, x2: {busy: 16, queue: waiting(100), window: 256}}
-	c.inflight, c.queued = 32, 160
-	c.mine = map[int64]bool{}
-	if out := c.trimLocked(); len(out) != 0 {
-		t.Fatalf("alone, 192 held of 256: released %d", len(out["me"]))
+}
+
+// testLine is one line of a client's: in flight, waiting.
+type testLine struct {
+	client        string
+	busy, waiting int
+}
+
+func sumWaiting(c *claimer) int {
+	n := 0
+	for _, l := range c.lanes {
+		n += len(l.queue)
 	}
-	// Another client with a little work: the room (512 less 193 held)
-	// is not short, nothing goes back.
-	c.lanes[b] = &lane{busy: 1, window: 256}
-	c.inflight++
-	if out := c.trimLocked(); len(out) != 0 {
-		t.Fatalf("beside a client with one delivery in flight: released %d", len(out["me"]))
-	}
-	// It reads ahead 80: the room (239) is short of half.
-	c.lanes[b].queue = make([]work, 80)
-	c.queued += 80
-	out := c.trimLocked()
-	if got, want := len(out["me"]), 192-128; got != want {
-		t.Errorf("beside another client: released %d, want %d", got, want)
-	}
-	l1, l2 := c.lanes[x1], c.lanes[x2]
-	if l1.busy+l2.busy != 32 || len(l1.queue)+len(l2.queue) != 96 || c.queued != 176 {
-		t.Errorf("beside another client: a holds %d in flight and %d waiting (queued %d), want 32, 96 (176)",
-			l1.busy+l2.busy, len(l1.queue)+len(l2.queue), c.queued)
-	}
-	for _, id := range out["me"] {
-		if id%100 < 80-64 {
-			t.Errorf("released %d, not from the tail of its line", id)
-		}
-	}
+	return n
 }
 
 // TestClaimSizesAreFew: a claim asks for its room exactly up to twice the

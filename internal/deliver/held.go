@@ -23,9 +23,9 @@ func (r *runner) start(w work) {
 // checkLoop asks the store, just before attempts start, whether each is
 // still this process's to try (Outbox.Held): an erasure removes its
 // patient's pending deliveries, claimed ones included, and returns only
-// once no attempt can start. The attempts that queued up meanwhile go in
-// one query: one per attempt cost the SQLite store a tenth of its CPU
-// under load. Up to maxChecks run at once: an attempt's slot is taken
+// once no attempt can start. The attempts that queued up while the
+// checks' slots were taken go in one query: one per attempt cost the
+// SQLite store a tenth of its CPU under load. Up to maxChecks run at once: an attempt's slot is taken
 // while it waits for its check, so attempts that queue behind one check
 // must not also wait for it to end before theirs begins (one at a time,
 // PostgreSQL's deliveries fell to 0.55-0.79 of flat-out saves, against
@@ -43,6 +43,9 @@ func (r *runner) checkLoop() {
 		case w := <-r.starting:
 			batch = append(batch, w)
 		}
+		// Wait for a check's slot first: what queues meanwhile joins
+		// this batch, instead of making more, smaller queries.
+		checks <- struct{}{}
 	more:
 		for len(batch) < maxCheck {
 			select {
@@ -52,7 +55,6 @@ func (r *runner) checkLoop() {
 				break more
 			}
 		}
-		checks <- struct{}{}
 		go func() {
 			defer func() { <-checks }()
 			r.checkHeld(batch)
