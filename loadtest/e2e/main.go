@@ -172,6 +172,7 @@ func main() {
 		}
 	}
 	cpu := cpuOf(pids) - cpuStart
+	steady := <-counts // before mu: the sampler's last tick takes it
 	mu.Lock()
 	defer mu.Unlock()
 	var lat []time.Duration
@@ -203,7 +204,7 @@ func main() {
 		float64(len(lat))/last.Sub(start).Seconds(), len(answered)-len(lat), errs.Load(), badSig.Load())
 	fmt.Printf("save answered -> webhook received: p50 %v  p90 %v  p99 %v  max %v\n",
 		pct(0.5).Round(100*time.Microsecond), pct(0.9).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), pct(1).Round(100*time.Microsecond))
-	printSteady(<-counts)
+	printSteady(steady)
 	slices.Sort(saveTook)
 	savePct := func(p float64) time.Duration {
 		if len(saveTook) == 0 {
