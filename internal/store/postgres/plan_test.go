@@ -134,7 +134,7 @@ func planConn(t *testing.T, fills string) *pgx.Conn {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	openStore(t, dbURL).Close()
-	return connect(t, dbURL)
+	return pgtest.Connect(t, dbURL)
 }
 
 // openStore opens the store at dbURL, migrating its schema; the caller
@@ -146,18 +146,6 @@ func openStore(tb testing.TB, dbURL string) *Store {
 		tb.Fatal(err)
 	}
 	return s
-}
-
-// connect opens a connection of its own to dbURL, for a test's set-up
-// and checks; it closes with tb.
-func connect(tb testing.TB, dbURL string) *pgx.Conn {
-	tb.Helper()
-	conn, err := pgx.Connect(context.Background(), dbURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
 }
 
 func exec(t testing.TB, conn *pgx.Conn, sql string) {

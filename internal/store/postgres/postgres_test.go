@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pads-dev/pads/internal/record"
 	"github.com/pads-dev/pads/internal/store"
 	"github.com/pads-dev/pads/internal/store/postgres"
@@ -100,11 +98,7 @@ func TestUpgradeRebuildsTheEmailIndex(t *testing.T) {
 	s.Close()
 
 	// Put the database back as migration 2 left it.
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Connect(t, dbURL)
 	if _, err := conn.Exec(ctx, `DROP INDEX records_by_email;
 		CREATE INDEX records_by_email ON records (client_id, assessment_type, email_index, updated_at);
 		DELETE FROM schema_migrations WHERE version = 3`); err != nil {
@@ -240,11 +234,7 @@ func TestUpgradeLetsResultsUpdatedInAndKeepsEveryRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := store.Config{Keys: storetest.Keyring(t, "e1")}
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Connect(t, dbURL)
 	// The constraints as migration 1 made them.
 	storetest.UpgradeToResultsUpdated(t, func() (store.Store, error) { return postgres.Open(ctx, dbURL, cfg) },
 		func(q string) error { _, err := conn.Exec(ctx, q); return err },

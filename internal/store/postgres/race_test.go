@@ -23,17 +23,7 @@ func openWithConn(t *testing.T) (*postgres.Store, *pgx.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, connect(t, dbURL)
-}
-
-func connect(t *testing.T, dbURL string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return s, pgtest.Connect(t, dbURL)
 }
 
 // holdIn runs q in a transaction of conn and returns its commit: what q
@@ -58,7 +48,7 @@ func holdIn(t *testing.T, conn *pgx.Conn, q string, args ...any) (commit func())
 // waitsOnALock reports, through a connection of its own, whether a
 // statement of conn's database that begins with prefix waits for a lock.
 func waitsOnALock(t *testing.T, conn *pgx.Conn, prefix string) func() bool {
-	watch := connect(t, conn.Config().ConnString())
+	watch := pgtest.Connect(t, conn.Config().ConnString())
 	return func() bool {
 		var n int
 		err := watch.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity

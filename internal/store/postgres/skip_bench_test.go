@@ -103,7 +103,7 @@ func openRaw(b *testing.B) (*Store, *pgx.Conn) {
 	dbURL := pgtest.NewDatabase(b)
 	s := openStore(b, dbURL)
 	b.Cleanup(func() { s.Close() })
-	return s, connect(b, dbURL)
+	return s, pgtest.Connect(b, dbURL)
 }
 
 func execB(b *testing.B, conn *pgx.Conn, q string, args ...any) {

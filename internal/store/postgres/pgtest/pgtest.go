@@ -47,3 +47,15 @@ func NewDatabase(t testing.TB) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Connect opens a connection of the test's own to dbURL, for its set-up
+// and checks; it closes when the test ends.
+func Connect(tb testing.TB, dbURL string) *pgx.Conn {
+	tb.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
