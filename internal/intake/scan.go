@@ -66,7 +66,9 @@ var errNotObject = errors.New("not one JSON object")
 // called for the members before the fault).
 //
 // The walk checks the JSON as it goes (strings, numbers and literals by
-// hand, a nested object or array with encoding/json's json.Valid), finds
+// hand; a body holding a nested object or array goes through
+// encoding/json's json.Valid whole at its end, which also bounds its
+// depth as encoding/json does), finds
 // where each key and value begins and ends, so a key given twice is seen,
 // and looks keys up without making strings of them. It stays hand-written
 // because encoding/json's Decoder (tokens and RawMessage, stdlibMembers in
@@ -83,11 +85,7 @@ func members(body []byte, fn func(key value, v value)) error {
 	if i < len(body) && body[i] == '}' {
 		return end(body, i+1)
 	}
-	// A nested value is checked alone (json.Valid), which sees one level
-	// of nesting less than the body: a body holding one also goes
-	// through json.Valid whole at its end, so that its depth is bounded
-	// as encoding/json bounds it.
-	nested := false
+	nested := false // a nested value: checked by json.Valid at the end
 	for {
 		if i == len(body) || body[i] != '"' {
 			return errNotObject
@@ -111,13 +109,10 @@ func members(body []byte, fn func(key value, v value)) error {
 		case i == len(body):
 			return errNotObject
 		case body[i] == '}':
-			if err := end(body, i+1); err != nil || !nested {
+			if err := end(body, i+1); err != nil || !nested || json.Valid(body) {
 				return err
 			}
-			if !json.Valid(body) {
-				return errNotObject
-			}
-			return nil
+			return errNotObject
 		case body[i] != ',':
 			return errNotObject
 		}
@@ -153,8 +148,8 @@ func scanValue(b []byte, i int) (value, int, bool) {
 		return value{kind: '"', raw: b[i:end], escaped: esc}, end, ok
 	case '{', '[':
 		end, ok := scanComposite(b, i)
-		// Rare in a save: checked whole by encoding/json.
-		return value{kind: c, raw: b[i:end]}, end, ok && json.Valid(b[i:end])
+		// Rare in a save: its inside is checked by members, at the end.
+		return value{kind: c, raw: b[i:end]}, end, ok
 	case 't':
 		return literal(b, i, "true")
 	case 'f':

@@ -133,10 +133,9 @@ func (k *Keys) Committing(c store.Commit) {
 // no of a key being created).
 func (k *Keys) Add(key record.Key) {
 	h1, h2 := k.hash(key)
-	m := uint64(len(k.bits)) * 64
 	for i := range uint64(keyHashes) {
-		b := (h1 + i*h2) % m
-		k.bits[b/64].Or(1 << (b % 64))
+		w, bit := k.probe(h1, h2, i)
+		k.bits[w].Or(bit)
 	}
 }
 
@@ -147,14 +146,18 @@ func (k *Keys) Absent(key record.Key) bool {
 		return false
 	}
 	h1, h2 := k.hash(key)
-	m := uint64(len(k.bits)) * 64
 	for i := range uint64(keyHashes) {
-		b := (h1 + i*h2) % m
-		if k.bits[b/64].Load()&(1<<(b%64)) == 0 {
+		if w, bit := k.probe(h1, h2, i); k.bits[w].Load()&bit == 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// probe is the word and bit of a key's i-th probe, from its two hashes.
+func (k *Keys) probe(h1, h2, i uint64) (int, uint64) {
+	b := (h1 + i*h2) % (uint64(len(k.bits)) * 64)
+	return int(b / 64), 1 << (b % 64)
 }
 
 // hash is the key's two hashes for double hashing (Kirsch and

@@ -280,7 +280,7 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 	stmts := []Stmt{{setCursor, []any{client, "records", 0, last}}}
 	if len(expired) > 0 {
 		list, ids := inList(expired)
-		stmts = append(stmts, expireRecordsIn(list, append(slices.Clone(ids), cutoff.UnixNano()), ids)...)
+		stmts = append(stmts, expireRecordsIn(list, ids, cutoff)...)
 	}
 	changed, err := s.db.WriteBeside(ctx, stmts...)
 	if err != nil {
@@ -297,8 +297,7 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 }
 
 // expireRecordsIn are the statements that remove the records of list
-// (an IN list; args: its ids, then the cutoff; ids: its ids) not saved
-// since the cutoff and with nothing pending, with everything of them, in
+// (an IN list of ids, its arguments) not saved since cutoff and with nothing pending, with everything of them, in
 // the order foreign keys allow:
 //
 //   - the mark: version negated, which no save holds (one that read the
@@ -317,12 +316,12 @@ func (s *Shared) expireRecords(ctx context.Context, client string, cutoff time.T
 // changed checks the row's new state. Such a delivery may lose the
 // record of its earlier attempts, if the replay came while they were
 // being removed.
-func expireRecordsIn(list string, args, ids []any) []Stmt {
+func expireRecordsIn(list string, ids []any, cutoff time.Time) []Stmt {
 	marked := "r.version < 0 AND r.id IN (" + list + ")"
 	events := "SELECT e.id FROM events e JOIN records r ON r.id = e.record_id WHERE " + marked
 	return []Stmt{
 		{`UPDATE records SET version = -version WHERE id IN (` + list + `) AND updated_at < ? AND version > 0 AND NOT EXISTS (` +
-			pendingOf("records.id") + `)`, args},
+			pendingOf("records.id") + `)`, append(slices.Clone(ids), cutoff.UnixNano())},
 		{"DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (" + events +
 			") AND state <> 'pending')", ids},
 		{"DELETE FROM deliveries WHERE event_id IN (" + events + ") AND state <> 'pending'", ids},
