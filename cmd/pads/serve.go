@@ -272,7 +272,7 @@ func assemble(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*ap
 		a.store.Close()
 		return nil, fmt.Errorf("read token revocations: %w", err)
 	}
-	a.sweeper = retention.New(a.store, a.live.Load, a.metrics.RegisterRetention(), logger, sweepOptions(cfg))
+	a.sweeper = retention.New(a.store, a.live.Load, a.metrics.RegisterRetention(), logger, retention.Options{})
 	saves := save.New(save.Deps{Store: a.store, Config: a.live.Load, Snapshot: snapshot.Take, Enqueued: a.dispatcher.Notify,
 		RedFlag: a.metrics.ObserveRedFlag})
 	refs, err := seal.NewKeyring(sealKeys(keys.Encryption))
@@ -342,16 +342,6 @@ func openStore(ctx context.Context, cfg *config.Config, keys config.Keys, m *met
 		return sqlite.Open(ctx, path, sc)
 	}
 	return postgres.Open(ctx, cfg.Database, sc) // validation allows only sqlite:// and postgres(ql)://
-}
-
-// sweepOptions shapes the retention sweep for the config's database: on
-// PostgreSQL its batches run beside the writer loops and may take more
-// of the time (retention.Options.Rest).
-func sweepOptions(cfg *config.Config) retention.Options {
-	if strings.HasPrefix(cfg.Database, "sqlite://") {
-		return retention.Options{MaxBatch: 500}
-	}
-	return retention.Options{Rest: 0.5}
 }
 
 // apply puts a reloaded config in force. Destinations first: a save under

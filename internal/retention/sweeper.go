@@ -45,18 +45,19 @@ type Options struct {
 	// is shared by more rows, while the pause below still keeps the sweep
 	// to a third of the writer.
 	Batch int
-	// MaxBatch bounds the batches (DefaultMaxBatch when 0): on SQLite,
-	// where saves wait behind a batch, it bounds their wait.
+	// MaxBatch bounds the batches (the store's pace, or DefaultMaxBatch):
+	// the SQLite store asks for 500, since saves wait behind a batch.
 	MaxBatch int
 	// Pause is the least wait between batches; the wait is at least Rest
 	// times what the last batch took.
 	Pause time.Duration
 	// Rest is the wait between batches as a multiple of the last batch's
-	// time. 2 by default: on SQLite the sweep holds the one writer, which
-	// saves wait for, a third of the time at most. On PostgreSQL its
-	// transactions run beside the writer loops, where saves do not wait
-	// for them, and pads sets 0.5: it sweeps two thirds of the time, so
-	// that it keeps up with saves at full speed.
+	// time (the store's pace, or DefaultRest). 2 by default: on SQLite the
+	// sweep holds the one writer, which saves wait for, a third of the
+	// time at most. On PostgreSQL its transactions run beside the writer
+	// loops, where saves do not wait for them, and the store asks for 0.5:
+	// it sweeps two thirds of the time, so that it keeps up with saves at
+	// full speed.
 	Rest float64
 	Now  func() time.Time
 }
@@ -72,8 +73,17 @@ type Sweeper struct {
 	done   sync.WaitGroup
 }
 
-// New returns a sweeper of st under the config current returns.
+// New returns a sweeper of st under the config current returns. What
+// opts leaves zero comes from st's pace (store.Lifecycle.SweepPace), then
+// from the defaults.
 func New(st store.Lifecycle, current func() *config.Config, obs Observer, log *slog.Logger, opts Options) *Sweeper {
+	pace := st.SweepPace()
+	if opts.MaxBatch == 0 {
+		opts.MaxBatch = pace.MaxBatch
+	}
+	if opts.Rest == 0 {
+		opts.Rest = pace.Rest
+	}
 	if opts.Every == 0 {
 		opts.Every = DefaultEvery
 	}

@@ -18,6 +18,7 @@ type fakeStore struct {
 	store.Lifecycle
 	locked   bool // another process holds the sweep
 	left     int
+	pace     store.SweepPace
 	requests []store.SweepRequest
 }
 
@@ -31,6 +32,8 @@ func (f *fakeStore) Sweep(_ context.Context, r store.SweepRequest) (store.Swept,
 	f.left -= n
 	return store.Swept{Deliveries: n, More: f.left > 0}, nil
 }
+
+func (f *fakeStore) SweepPace() store.SweepPace { return f.pace }
 
 func (f *fakeStore) SweptClients(context.Context) ([]string, error) { return []string{"gone"}, nil }
 
@@ -125,24 +128,28 @@ func (s *slowStore) Sweep(ctx context.Context, r store.SweepRequest) (store.Swep
 
 // TestTheSweepRestsItsShareOfEachBatchsTime: between batches the sweep
 // waits Rest times what the last one took: twice by default (a third of
-// SQLite's one writer), half on PostgreSQL, where its batches run beside
-// the writer loops.
+// SQLite's one writer), what the store's pace asks otherwise (half on
+// PostgreSQL, where its batches run beside the writer loops), what the
+// options say above both.
 func TestTheSweepRestsItsShareOfEachBatchsTime(t *testing.T) {
 	cfg, err := config.Parse([]byte(cfgText), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		rest float64
-		gap  time.Duration // from a batch's start to the next one's
+		name     string
+		opts     float64       // Options.Rest
+		paceRest float64       // the store's SweepPace().Rest
+		gap      time.Duration // from a batch's start to the next one's
 	}{
-		{0, 300 * time.Millisecond},
-		{0.5, 150 * time.Millisecond},
+		{"the default", 0, 0, 300 * time.Millisecond},
+		{"the store's pace", 0, 0.5, 150 * time.Millisecond},
+		{"the options over the store's", 0.5, 2, 150 * time.Millisecond},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			f := &slowStore{fakeStore: fakeStore{left: 5}}
+			f := &slowStore{fakeStore: fakeStore{left: 5, pace: store.SweepPace{Rest: tt.paceRest}}}
 			o := &observed{removed: map[string]int{}, passes: map[string]int{}}
-			s := retention.New(f, func() *config.Config { return cfg }, o, slog.New(slog.DiscardHandler), retention.Options{Rest: tt.rest})
+			s := retention.New(f, func() *config.Config { return cfg }, o, slog.New(slog.DiscardHandler), retention.Options{Rest: tt.opts})
 			if _, err := s.Pass(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -151,8 +158,41 @@ func TestTheSweepRestsItsShareOfEachBatchsTime(t *testing.T) {
 			}
 			for i := 1; i < len(f.began); i++ {
 				if gap := f.began[i].Sub(f.began[i-1]); gap != tt.gap {
-					t.Errorf("rest %v: batch %d began %v after the one before, want %v", tt.rest, i+1, gap, tt.gap)
+					t.Errorf("%s: batch %d began %v after the one before, want %v", tt.name, i+1, gap, tt.gap)
 				}
+			}
+		})
+	}
+}
+
+// TestTheBatchesGrowToTheStoresMaxBatch: while a pass finds more, each
+// batch takes twice the last, up to the store's MaxBatch (SQLite asks for
+// 500), or DefaultMaxBatch when the store says nothing.
+func TestTheBatchesGrowToTheStoresMaxBatch(t *testing.T) {
+	cfg, err := config.Parse([]byte(cfgText), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		maxBatch int
+		want     []int
+	}{
+		{500, []int{200, 400, 500, 500}},
+		{0, []int{200, 400, 800, 1600, 2000, 2000}},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			f := &fakeStore{left: 2 * len(tt.want), pace: store.SweepPace{MaxBatch: tt.maxBatch}}
+			o := &observed{removed: map[string]int{}, passes: map[string]int{}}
+			s := retention.New(f, func() *config.Config { return cfg }, o, slog.New(slog.DiscardHandler), retention.Options{})
+			if _, err := s.Pass(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, r := range f.requests {
+				got = append(got, r.Batch)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("store MaxBatch %d: batches %v, want %v", tt.maxBatch, got, tt.want)
 			}
 		})
 	}

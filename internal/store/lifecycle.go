@@ -47,6 +47,18 @@ type Lifecycle interface {
 	// PendingKept counts the pending deliveries of each destination: what
 	// retention keeps because it is not delivered yet.
 	PendingKept(ctx context.Context) ([]PendingKept, error)
+	// SweepPace is how the sweep should pace its batches on this store.
+	SweepPace() SweepPace
+}
+
+// SweepPace shapes the retention sweep for a store; a zero field takes
+// the sweeper's default (retention.Options).
+type SweepPace struct {
+	// Rest is the wait between batches, as a multiple of the last
+	// batch's time.
+	Rest float64
+	// MaxBatch bounds the rows of each kind in a batch.
+	MaxBatch int
 }
 
 // PendingKept is how many deliveries of a destination are pending.

@@ -22,3 +22,10 @@ func (s *Store) Erase(ctx context.Context, p store.Patient) (store.Erased, error
 
 // SweepLock always succeeds: one process holds a SQLite database.
 func (s *Store) SweepLock(context.Context) (func(), bool, error) { return func() {}, true, nil }
+
+// SweepPace: the sweep's batches hold the one writer, which saves wait
+// behind, so they stay at 500 rows of each kind (with 2,000 the retention
+// soak's save p99 was 87-94 ms while sweeping, 35-47 ms with 500, the
+// sweep still keeping up with 2,000 saves a second); the rest between them
+// is the sweeper's default (twice a batch's time).
+func (s *Store) SweepPace() store.SweepPace { return store.SweepPace{MaxBatch: 500} }
