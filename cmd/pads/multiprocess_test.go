@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pads-dev/pads/internal/config"
 	"github.com/pads-dev/pads/internal/seal"
 	"github.com/pads-dev/pads/internal/store"
@@ -67,6 +69,7 @@ clients:
         retry: {attempts: 10, initialDelay: 200ms, multiplier: 1}
 `, filepath.Join(dir, "data"), dbURL, jwt, enc, acmeKey, rc.srv.URL))
 	procs := []*proc{startProc(t, dir, "--config", path), startProc(t, dir, "--config", path)}
+	watch := pgtest.Connect(t, dbURL)
 	tok := procToken(t, procs[0].base, "acme", acmeKey) // valid on both: same keys
 
 	var acked sync.Map // uuid -> true
@@ -100,9 +103,12 @@ clients:
 	var killedAt time.Time
 	for i := range 500 {
 		if i == 250 {
-			// Both processes have delivered some by now, and each has more
-			// in flight.
+			// Both processes have delivered some by now, and each holds
+			// leases: a process may claim far ahead of its attempts, so
+			// the one killed might otherwise hold none, and nothing would
+			// have to be taken over.
 			waitFor(t, func() bool { return len(rc.all()) >= 100 })
+			waitFor(t, func() bool { return leaseHolders(t, watch) == 2 })
 			procs[0].cmd.Process.Signal(syscall.SIGKILL)
 			procs[0].wait()
 			killed.Store(true)
@@ -146,6 +152,19 @@ clients:
 	t.Logf("every acknowledged save delivered %v after the last answer, %v after the kill",
 		time.Since(answered).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond))
 	checkOneLeaseHolderPerAttempt(t, dbURL, enc)
+}
+
+// leaseHolders counts the processes holding leases of pending
+// deliveries, at least 5 each.
+func leaseHolders(t *testing.T, conn *pgx.Conn) int {
+	t.Helper()
+	var n int
+	err := conn.QueryRow(context.Background(), `SELECT count(*) FROM (SELECT lease_owner FROM deliveries
+		WHERE state = 'pending' AND lease_owner IS NOT NULL GROUP BY lease_owner HAVING count(*) >= 5) o`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // checkOneLeaseHolderPerAttempt reads the attempt log: attempts of one
